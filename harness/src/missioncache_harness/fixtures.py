@@ -1,0 +1,1 @@
+"""Shared pytest fixtures (registered through the pytest11 entry point)."""

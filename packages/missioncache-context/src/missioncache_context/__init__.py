@@ -1,0 +1,1 @@
+"""Fence-aware reading and lossless editing of MissionCache context and tasks files."""

@@ -1,0 +1,1 @@
+"""MissionCache task database: tasks, heartbeats, work sessions and time invested."""

@@ -1,0 +1,74 @@
+import sqlite3
+
+import pytest
+
+from missioncache_state import bindings, statefile, terminal
+
+HOSTILE = ["../x", "a/b", "x" * 300, "a\x00b", ".", "..", "/etc/passwd", "a\\b", 5, None]
+
+
+def all_files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
+
+
+def test_binding_round_trip(roots):
+    assert bindings.write_session_binding("s1", "demo", 7)
+    got = bindings.read_session_binding("s1")
+    assert got["projectName"] == "demo"
+    assert got["taskId"] == 7
+    assert got["sessionId"] == "s1"
+    assert bindings.delete_session_binding("s1")
+    assert bindings.read_session_binding("s1") is None
+
+
+@pytest.mark.parametrize("sid", HOSTILE)
+def test_hostile_session_ids_write_nothing(roots, tmp_path, sid):
+    assert not bindings.write_session_binding(sid, "demo", 1)
+    assert bindings.read_session_binding(sid) is None
+    if sid is not None:  # None selects the global state file by design
+        assert statefile.save_state("reminders", {"a": 1}, sid) is False
+    assert all_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("content", ["{", "[]", '{"projectName": 3}', '{"taskId": "x"}'])
+def test_corrupt_binding_reads_as_absent(roots, content):
+    path = bindings.binding_path("s1")
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    assert bindings.read_session_binding("s1") is None
+
+
+def test_legacy_binding_without_task_id(roots):
+    path = bindings.binding_path("s1")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"projectName": "demo"}')
+    got = bindings.read_session_binding("s1")
+    assert got["projectName"] == "demo"
+    assert got.get("taskId") is None
+
+
+def test_terminal_session_written_to_file_and_db(roots):
+    _, claude = roots
+    path = terminal.write_terminal_session({"TERM_SESSION_ID": "w0t0p0:AB-CD"}, "sess-1")
+    assert path == claude / "hooks" / "state" / "term-sessions" / "w0t0p0-AB-CD"
+    assert path.read_text() == "sess-1\n"
+    conn = sqlite3.connect(claude / "hooks-state.db")
+    rows = conn.execute("SELECT term_session_id, session_id FROM term_sessions").fetchall()
+    assert rows == [("w0t0p0-AB-CD", "sess-1")]
+
+
+@pytest.mark.parametrize(
+    ("env", "sid"), [({}, "s1"), ({"TERM_SESSION_ID": ".."}, "s1"), ({"WT_SESSION": "x"}, "../s")]
+)
+def test_terminal_session_skipped_without_usable_ids(roots, tmp_path, env, sid):
+    assert terminal.write_terminal_session(env, sid) is None
+    assert all_files(tmp_path) == []
+
+
+def test_state_files_round_trip(roots):
+    assert statefile.save_state("precompact-error", {"error": "x"})
+    assert statefile.load_state("precompact-error") == {"error": "x"}
+    assert statefile.clear_state("precompact-error")
+    assert statefile.load_state("precompact-error") is None
+    with pytest.raises(ValueError):
+        statefile.state_file("../evil")

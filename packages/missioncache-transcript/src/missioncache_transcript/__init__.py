@@ -1,0 +1,1 @@
+"""Reads Claude Code session transcripts from the end: current exchange, edits, recent turns."""
