@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Assemble the installable plugin tree ``plugin/`` from the workspace packages.
+
+Claude Code installs a plugin by copying a directory, with no install step, so the
+hooks' libraries travel inside it (``plugin/missioncache-db/``) and the hook scripts are
+plain files. The output is deterministic (sorted, fixed bytes) and committed, so a
+marketplace install from git works; ``--check`` fails when ``plugin/`` is stale.
+
+Usage: ``uv run scripts/build_plugin.py [--check] [--out DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = REPO / "packages"
+HAND_WRITTEN = REPO / "plugin-src"
+
+# Libraries the hooks import at run time, bundled as plugin/missioncache-db/<module>/.
+LIBRARIES = {
+    "missioncache-state": "missioncache_state",
+    "missioncache-db": "missioncache_db",
+    "missioncache-transcript": "missioncache_transcript",
+    "missioncache-context": "missioncache_context",
+    "missioncache-hookio": "missioncache_hookio",
+}
+
+# (event, hook package, script, timeout in seconds) in hooks.json order.
+HOOKS = [
+    ("SessionStart", "hook-session-start", "session_start.py", 10),
+    ("UserPromptSubmit", "hook-activity-tracker", "activity_tracker.py", 5),
+    ("UserPromptSubmit", "hook-task-tracker", "task_tracker.py", 5),
+    ("PreCompact", "hook-pre-compact", "pre_compact.py", 30),
+    ("Stop", "hook-stop", "stop.py", 10),
+]
+
+
+def hook_command(script: str) -> str:
+    """The shell command Claude Code runs for a hook.
+
+    Double quotes keep a plugin path with spaces whole. ``|| true`` matters: when the
+    script is missing (the plugin is being replaced by an update) python exits 2, which
+    Claude Code treats as "block the prompt / compaction"; our hooks never block on
+    purpose, so any failure is turned into a harmless exit 0.
+    """
+    return f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}" || true'
+
+
+def hooks_json() -> dict:
+    events: dict[str, list[dict]] = {}
+    for event, _package, script, timeout in HOOKS:
+        entry = {"type": "command", "command": hook_command(script), "timeout": timeout}
+        events.setdefault(event, [{"hooks": []}])[0]["hooks"].append(entry)
+    return {"hooks": events}
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def _copy_python_tree(src: Path, dest: Path) -> None:
+    for file in sorted(src.rglob("*.py")):
+        if "__pycache__" in file.parts:
+            continue
+        _write(dest / file.relative_to(src), file.read_bytes())
+
+
+def _dump(obj: object) -> bytes:
+    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def build(out: Path) -> None:
+    """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
+    for package, module in LIBRARIES.items():
+        _copy_python_tree(PACKAGES / package / "src" / module, out / "missioncache-db" / module)
+    for _event, package, script, _timeout in HOOKS:
+        _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
+    _write(out / "hooks" / "hooks.json", _dump(hooks_json()))
+    for file in sorted(HAND_WRITTEN.rglob("*")):
+        if file.is_file() and "__pycache__" not in file.parts:
+            _write(out / file.relative_to(HAND_WRITTEN), file.read_bytes())
+
+
+def _tree(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def stale_files(built: Path, committed: Path) -> list[str]:
+    """Files that differ between a fresh build and the committed tree."""
+    if not committed.is_dir():
+        return ["plugin/ (missing)"]
+    new, old = _tree(built), _tree(committed)
+    changed = [f for f in sorted(new & old) if not filecmp.cmp(built / f, committed / f, False)]
+    return sorted(new ^ old) + changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail when plugin/ is stale")
+    parser.add_argument("--out", type=Path, default=REPO / "plugin", help="output directory")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "plugin"
+        build(fresh)
+        if args.check:
+            stale = stale_files(fresh, args.out)
+            if stale:
+                print(
+                    f"{args.out} is stale; run `uv run scripts/build_plugin.py`:", file=sys.stderr
+                )
+                for name in stale:
+                    print(f"  {name}", file=sys.stderr)
+                return 1
+            print(f"{args.out} is up to date")
+            return 0
+        if args.out.exists():
+            shutil.rmtree(args.out)
+        shutil.copytree(fresh, args.out)
+    print(f"built {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
