@@ -1,0 +1,1 @@
+"""MissionCache's `pm` MCP server."""
