@@ -1,0 +1,143 @@
+"""tasks.db: settings, schema, versioned migrations, timestamp format (data model §3)."""
+
+import re
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from missioncache_db import TaskDB
+from missioncache_db.schema import SCHEMA_VERSION, connect
+
+STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+def columns(conn, table):
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def test_new_database_has_settings_tables_and_config(db, roots):
+    data, _ = roots
+    assert db.path == data / "tasks.db"
+    conn = db.conn
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert {"id", "path", "short_name", "created_at"} <= columns(conn, "repositories")
+    assert {
+        "id", "repo_id", "name", "full_path", "parent_id", "status", "jira_key",
+        "created_at", "updated_at", "last_worked_on",
+    } <= columns(conn, "tasks")  # fmt: skip
+    assert {
+        "id", "task_id", "timestamp", "session_id", "context", "processed", "uid", "epoch",
+    } <= columns(conn, "heartbeats")  # fmt: skip
+    assert {
+        "id", "task_id", "session_id", "start_time", "end_time", "duration_seconds",
+        "heartbeat_count",
+    } <= columns(conn, "sessions")  # fmt: skip
+    config = dict(conn.execute("SELECT key, value FROM config"))
+    assert config["idle_timeout_seconds"] == "300"
+    assert config["assumed_work_seconds"] == "120"
+
+
+def test_required_indexes_exist(db):
+    indexes = {
+        tuple(row[2] for row in db.conn.execute(f"PRAGMA index_info({name})"))
+        for (name,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+    }
+    assert ("task_id", "timestamp") in indexes
+    assert ("processed", "timestamp") in indexes
+    assert ("uid",) in indexes
+
+
+def test_busy_timeout_is_the_callers(roots):
+    with TaskDB(busy_timeout=0.25) as short:
+        assert short.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 250
+
+
+def test_foreign_keys_are_enforced(db):
+    with pytest.raises(sqlite3.IntegrityError):
+        db.conn.execute("INSERT INTO tasks(name, full_path, repo_id) VALUES ('x', 'active/x', 99)")
+
+
+def test_status_is_checked_by_the_schema(db):
+    with pytest.raises(sqlite3.IntegrityError):
+        db.conn.execute("INSERT INTO tasks(name, full_path, status) VALUES ('x', 'x', 'gone')")
+
+
+def test_reopening_does_not_migrate_again(roots, db):
+    db.create_task("kept")
+    with TaskDB() as again:
+        assert [t.name for t in again.list_tasks()] == ["kept"]
+        assert again.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_timestamps_are_fixed_width_local_text(db):
+    task = db.create_task("stamped", repo=None)
+    db.record_heartbeat(task.id, "s1", timestamp=1_700_000_000)
+    db.process_heartbeats(now=1_700_000_000 + 10_000)
+    row = db.conn.execute("SELECT created_at, updated_at, last_worked_on FROM tasks").fetchone()
+    hb = db.conn.execute("SELECT timestamp FROM heartbeats").fetchone()[0]
+    session = db.conn.execute("SELECT start_time, end_time FROM sessions").fetchone()
+    for value in (*row, hb, *session):
+        assert STAMP.fullmatch(value), value
+    expected = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1_700_000_000))
+    assert hb == expected  # local time, not UTC
+
+
+def test_text_order_is_time_order():
+    epochs = [1_600_000_000 + 37 * n * n for n in range(200)]
+    texts = [time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e)) for e in epochs]
+    assert sorted(texts) == texts
+
+
+def test_rows_written_without_epoch_get_one_from_their_text(db):
+    task = db.create_task("foreign")
+    text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(1_700_000_000))
+    db.conn.execute("INSERT INTO heartbeats(task_id, timestamp) VALUES (?, ?)", (task.id, text))
+    assert db.conn.execute("SELECT epoch FROM heartbeats").fetchone()[0] == 1_700_000_000
+
+
+def test_version_one_database_is_migrated(roots):
+    """A database in the shared version-1 shape (no uid/epoch) is upgraded in place and
+    its heartbeats keep counting."""
+    data, _ = roots
+    data.mkdir(parents=True)
+    conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
+    from missioncache_db.schema import MIGRATIONS
+
+    conn.execute("BEGIN")
+    MIGRATIONS[0](conn)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("COMMIT")
+    conn.execute("INSERT INTO tasks(name, full_path) VALUES ('old', 'active/old')")
+    base = 1_700_000_000
+    for offset in (0, 60):
+        text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(base + offset))
+        conn.execute("INSERT INTO heartbeats(task_id, timestamp) VALUES (1, ?)", (text,))
+    conn.close()
+    with TaskDB() as db:
+        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        epochs = [row[0] for row in db.conn.execute("SELECT epoch FROM heartbeats ORDER BY id")]
+        assert epochs == [base, base + 60]
+        assert db.process_heartbeats(now=base + 10_000) == 2
+        assert db.time_invested(1) == 60 + 120
+
+
+def test_two_processes_creating_the_database_at_once(spawner):
+    code = (
+        "from missioncache_db import TaskDB\n"
+        "with TaskDB(busy_timeout=10) as db:\n"
+        "    print(db.conn.execute('PRAGMA user_version').fetchone()[0])\n"
+    )
+    procs = [spawner(code, stdout=subprocess.PIPE) for _ in range(2)]
+    outputs = [p.communicate(timeout=60)[0].strip() for p in procs]
+    assert outputs == [str(SCHEMA_VERSION)] * 2
+
+
+def test_connect_creates_parent_directory(tmp_path):
+    conn = connect(tmp_path / "deep" / "er" / "x.db", 1.0)
+    conn.close()
+    assert (tmp_path / "deep" / "er" / "x.db").is_file()
