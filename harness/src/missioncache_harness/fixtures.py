@@ -1,1 +1,61 @@
-"""Shared pytest fixtures (registered through the pytest11 entry point)."""
+"""Shared pytest fixtures (registered through the ``pytest11`` entry point; opt in by name).
+
+WHY shared: every package's tests need the same isolation (a private HOME, Claude dir and data
+root) and the integration tests need the same built plugin and a task tied to a project. Building
+them one way keeps tests honest: the plugin is built by the real build script and tasks are made by
+the plugin's bundled library running as a process, exactly as a user's machine would.
+
+- ``mc_env``: a temporary HOME with ``~/.claude`` and a data root; ``.env`` for subprocesses.
+- ``built_plugin``: the plugin tree built by ``scripts/build_plugin.py`` (once per test session).
+- ``tracked_repo``: a project directory (no git) for a task to be tied to.
+- ``mc_task``: a task named ``demo-task`` tied to ``tracked_repo``, created through the plugin.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from missioncache_harness.locate import build_script
+from missioncache_harness.workspace import (
+    McEnv,
+    McTask,
+    build_plugin,
+    create_task,
+    make_env,
+)
+
+__all__ = ["McEnv", "McTask", "built_plugin", "mc_env", "mc_task", "tracked_repo"]
+
+
+@pytest.fixture
+def mc_env(tmp_path: Path) -> McEnv:
+    """A temporary HOME with ``~/.claude`` and a data root (both env overrides set)."""
+    return make_env(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def built_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plugin tree, built once per test session by ``scripts/build_plugin.py --out``."""
+    if build_script() is None:
+        pytest.skip("scripts/build_plugin.py is not in this checkout: no plugin to build")
+    try:
+        return build_plugin(tmp_path_factory.mktemp("built") / "plugin")
+    except RuntimeError as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+@pytest.fixture
+def tracked_repo(tmp_path: Path) -> Path:
+    """A project directory without git, resolved (Claude Code reports real paths)."""
+    repo = tmp_path / "work" / "tracked-repo"
+    repo.mkdir(parents=True)
+    (repo / "README.md").write_text("# tracked repo\n", encoding="utf-8")
+    return repo.resolve()
+
+
+@pytest.fixture
+def mc_task(built_plugin: Path, mc_env: McEnv, tracked_repo: Path) -> McTask:
+    """A task ``demo-task`` tied to ``tracked_repo``, created through the built plugin."""
+    return create_task(built_plugin, mc_env, "demo-task", tracked_repo)

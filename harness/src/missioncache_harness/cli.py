@@ -1,0 +1,186 @@
+"""``missioncache-harness``: fire one hook event at a plugin, see where Claude Code routes it.
+
+    missioncache-harness fire UserPromptSubmit --prompt "fix the tests"
+    missioncache-harness fire PreCompact --trigger manual --json
+    missioncache-harness check plugin/        (strict hooks.json / plugin.json check, for CI)
+    missioncache-harness demo                 (a short session against the built plugin)
+
+WHY: when a hook misbehaves, the first question is "what did Claude Code do with its output?". This
+answers it without a model, an API key or the real CLI: the hooks run exactly as Claude Code runs
+them, against your real HOME unless ``--home`` points elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from missioncache_harness import payloads
+from missioncache_harness.events import KNOWN_EVENTS
+from missioncache_harness.fire import fire
+from missioncache_harness.locate import default_plugin
+from missioncache_harness.plugin import load_plugin, strict_check
+from missioncache_harness.routing import EventResult
+from missioncache_harness.runner import claude_dir_for
+
+SHOW_CHARS = 2000
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    return args.func(args)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="missioncache-harness", description="Simulate Claude Code's hook contract."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    cmd = sub.add_parser("fire", help="fire one event at a plugin and show the routing")
+    cmd.add_argument("event", choices=KNOWN_EVENTS, metavar="EVENT")
+    cmd.add_argument("--plugin", type=Path, help="plugin dir (default: the repo's built plugin/)")
+    cmd.add_argument("--payload", help="stdin JSON, or @FILE; missing common fields are filled")
+    cmd.add_argument("--cwd", type=Path, default=Path.cwd(), help="project dir (default: .)")
+    cmd.add_argument("--session-id", default=None, help="session id (default: a new uuid)")
+    cmd.add_argument("--prompt", default="", help="UserPromptSubmit prompt")
+    cmd.add_argument("--source", default="startup", help="SessionStart source")
+    cmd.add_argument("--trigger", default="manual", help="PreCompact/PostCompact trigger")
+    cmd.add_argument("--reason", default="other", help="SessionEnd reason")
+    cmd.add_argument("--home", type=Path, help="run with this HOME (and its .claude/.missioncache)")
+    cmd.add_argument("--json", action="store_true", help="print the full result as JSON")
+    cmd.set_defaults(func=cmd_fire)
+    check = sub.add_parser("check", help="strict plugin check: warnings count as failures")
+    check.add_argument("plugin", type=Path, nargs="?")
+    check.set_defaults(func=cmd_check)
+    demo = sub.add_parser("demo", help="play a short session against the built plugin")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def cmd_fire(args: argparse.Namespace) -> int:
+    env = _environment(args.home)
+    plugin_dir = args.plugin or default_plugin(env)
+    if plugin_dir is None:
+        print("no plugin found: pass --plugin DIR (or build plugin/)", file=sys.stderr)
+        return 2
+    plugin = load_plugin(plugin_dir)
+    for problem in plugin.problems:
+        print(f"plugin {problem}", file=sys.stderr)
+    cwd = Path(os.path.realpath(args.cwd))
+    payload = _payload(args, env, cwd)
+    result = fire(plugin, args.event, payload, project_dir=cwd, env=env)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(result), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(render(result))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    plugin_dir = args.plugin or default_plugin()
+    if plugin_dir is None:
+        print("no plugin found: pass a plugin directory", file=sys.stderr)
+        return 2
+    problems = strict_check(plugin_dir)
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f"{plugin_dir}: ok ({len(load_plugin(plugin_dir).hooks)} command hooks)")
+    return 1 if problems else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("missioncache_harness.demo") is None:
+        print("the demo is not written yet", file=sys.stderr)
+        return 2
+    from missioncache_harness import demo
+
+    return demo.main()
+
+
+def _environment(home: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if home is not None:
+        home = home.resolve()
+        env.update(
+            HOME=str(home),
+            CLAUDE_CONFIG_DIR=str(home / ".claude"),
+            MISSIONCACHE_ROOT=str(home / ".missioncache"),
+        )
+    return env
+
+
+def _payload(args: argparse.Namespace, env: dict[str, str], cwd: Path) -> dict:
+    session_id = args.session_id or payloads.new_id()
+    transcript = payloads.transcript_path(claude_dir_for(env), cwd, session_id)
+    base = payloads.common(args.event, session_id=session_id, transcript_path=transcript, cwd=cwd)
+    if args.payload:
+        text = args.payload
+        if text.startswith("@"):
+            text = Path(text[1:]).read_text(encoding="utf-8")
+        given = json.loads(text)
+        return {**base, **given}
+    return payloads.for_event(
+        args.event,
+        base,
+        prompt=args.prompt,
+        source=args.source,
+        trigger=args.trigger,
+        reason=args.reason,
+    )
+
+
+def render(result: EventResult) -> str:
+    """A readable report: each hook, then where Claude Code would send the output."""
+    lines = [f"{result.event}: {len(result.hooks)} hook(s)"]
+    for index, outcome in enumerate(result.outcomes, 1):
+        run = outcome.run
+        status = "timed out" if run.timed_out else f"exit {run.exit_code}"
+        lines.append(f"[{index}] {run.command}")
+        lines.append(f"    {status} in {run.duration:.3f} s -> {', '.join(outcome.where)}")
+        for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
+            if text:
+                lines.append(f"    {name}: {_clip(text)}")
+    routed = result.routed
+    lines.append("routing:")
+    for text in routed.model_texts:
+        lines.append(f"  model sees: {_clip(text)}")
+    for text in routed.human_texts:
+        lines.append(f"  human sees: {_clip(text)}")
+    for text in routed.cli_stderr:
+        lines.append(f"  claude stderr: {_clip(text)}")
+    if routed.blocked:
+        lines.append(f"  BLOCKED: {routed.block_kind}")
+    if routed.continues_turn:
+        lines.append("  the turn continues (Stop blocked)")
+    if routed.result_text:
+        lines.append(f"  -p result: {_clip(routed.result_text)}")
+    kinds = [_record_kind(r) for r in routed.transcript_records]
+    lines.append(f"  transcript: {', '.join(kinds) if kinds else 'nothing'}")
+    return "\n".join(lines)
+
+
+def _record_kind(record: dict) -> str:
+    attachment = record.get("attachment")
+    if isinstance(attachment, dict):
+        return str(attachment.get("type"))
+    return str(record.get("subtype") or record.get("type"))
+
+
+def _clip(text: str) -> str:
+    text = text.rstrip("\n").replace("\n", "\n      ")
+    return text if len(text) <= SHOW_CHARS else text[:SHOW_CHARS] + f" …[{len(text)} chars]"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

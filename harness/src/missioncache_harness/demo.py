@@ -1,0 +1,164 @@
+"""``missioncache-harness demo``: a short session against the built plugin, narrated.
+
+WHY: the fastest way to understand what MissionCache does is to watch one session: which text
+Claude receives from each hook, what the human sees, and the time that ends up recorded. Everything
+happens in a throwaway HOME (your own ~/.claude and ~/.missioncache are never touched): a task is
+created for a scratch project, then a scripted session plays start, two prompts with a Write and an
+Edit, Stop, a manual compaction and the end, with the hooks run exactly as Claude Code runs them.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from missioncache_harness.locate import repo_root
+from missioncache_harness.routing import EventResult
+from missioncache_harness.session import Session
+from missioncache_harness.tools import Edit, Text, Write
+from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env, python3
+
+WIDTH = 100
+TASK = "demo-task"
+
+
+def main(argv: list[str] | None = None) -> int:
+    with tempfile.TemporaryDirectory(prefix="missioncache-demo-") as tmp:
+        try:
+            return play(Path(tmp))
+        except (RuntimeError, FileNotFoundError) as error:
+            print(f"demo: {error}", file=sys.stderr)
+            return 1
+
+
+def play(tmp: Path, plugin: Path | None = None) -> int:
+    """Play the demo in ``tmp`` (a throwaway HOME goes there) against ``plugin``."""
+    env = make_env(tmp)
+    plugin = plugin or _plugin(tmp)
+    project = tmp / "work" / "greeter"
+    project.mkdir(parents=True)
+    project = project.resolve()
+    _say(f"MissionCache demo — throwaway HOME {env.home}")
+    _say(f"plugin:  {plugin}")
+    task = create_task(plugin, env, TASK, project)
+    _say(f"task:    {task.output.strip()}")
+    session = Session(plugin, project, env=env.env)
+
+    _step("Claude Code starts in the project (SessionStart)")
+    _show_event(session.start())
+    _prompt(
+        session,
+        "Add a greeting module",
+        [
+            Text("I'll add greeting.py."),
+            Write("greeting.py", 'def greet():\n    return "hi"\n'),
+            Text("Added greeting.py with greet()."),
+        ],
+    )
+    _prompt(
+        session,
+        "Make it say hello world",
+        [Edit("greeting.py", '"hi"', '"hello world"'), Text("It now says hello world.")],
+    )
+    _step("You type /compact (PreCompact, then the compaction hooks)")
+    comp = session.compact()
+    for event in comp.events:
+        _show_event(event)
+    _line("compaction instructions", comp.instructions or "(none)")
+    _step("You quit (SessionEnd)")
+    _show_event(session.end())
+    _step("Time recorded")
+    _time(env, plugin, project)
+    return 0
+
+
+def _plugin(tmp: Path) -> Path:
+    root = repo_root()
+    built = root / "plugin" if root else None
+    if built is not None and (built / "hooks" / "hooks.json").is_file():
+        return built
+    return build_plugin(tmp / "plugin")
+
+
+def _prompt(session: Session, text: str, reply: list) -> None:
+    _step(f'You: "{text}"')
+    turn = session.prompt(text, reply=reply)
+    for event in turn.events:
+        if event.event == "PreToolUse":
+            target = event.payload.get("tool_input", {}).get("file_path", "")
+            _line("Claude uses", f"{event.payload.get('tool_name')} {Path(target).name}")
+        if event.event == "Stop" and event is turn.events[-1]:
+            _line("Claude replied", turn.result)
+        _show_event(event)
+
+
+def _show_event(result: EventResult) -> None:
+    if not result.hooks:
+        return
+    label = result.event
+    if result.event == "SessionStart":
+        label += f" ({result.payload.get('source')})"
+    runs = ", ".join(
+        f"{_script(r.command)} exit {r.exit_code} in {r.duration:.2f}s" for r in result.hooks
+    )
+    print(f"  hook {label}: {runs}")
+    routed = result.routed
+    for text in routed.model_texts:
+        _line("Claude sees", text)
+    for text in routed.human_texts:
+        _line("you see", text)
+    for text in routed.cli_stderr:
+        _line("terminal (stderr)", text)
+    if routed.blocked:
+        _line("blocked", routed.block_kind or "")
+    if not (routed.model_texts or routed.human_texts or routed.cli_stderr):
+        _line("output", "nothing for Claude or you")
+
+
+def _time(env: McEnv, plugin: Path, project: Path) -> None:
+    environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ, cwd=project)
+    _line("missioncache-db time", (done.stdout or done.stderr).strip())
+    _line("heartbeats recorded", str(_heartbeats(env.data_root / "tasks.db")))
+    _say(
+        "    (a work session is credited once its heartbeats are processed; the assumed work\n"
+        "     after the last prompt counts once the session has been idle for the timeout)"
+    )
+
+
+def _heartbeats(db: Path) -> int | str:
+    """Read straight from tasks.db: the harness imports nothing of the product."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            return conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0]
+    except sqlite3.Error as error:
+        return f"unknown ({error})"
+
+
+def _script(command: str) -> str:
+    for word in command.replace('"', " ").split():
+        if word.endswith(".py"):
+            return word.rsplit("/", 1)[-1]
+    return command
+
+
+def _say(text: str) -> None:
+    print(text)
+
+
+def _step(title: str) -> None:
+    print(f"\n== {title}")
+
+
+def _line(label: str, text: str) -> None:
+    lines = (text.strip() or "(empty)").splitlines()
+    print(f"    {label}: {lines[0]}")
+    for line in lines[1:]:
+        print(f"      {line}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

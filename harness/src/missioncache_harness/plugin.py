@@ -1,0 +1,333 @@
+"""Load a plugin directory the way Claude Code does, and say what it would reject or ignore.
+
+WHY: most hooks.json mistakes are not errors for Claude Code: the bad entry is dropped with a
+warning and the session runs without it (contract section 5, the `claude plugin validate` table).
+A test that loads hooks leniently would pass while the real CLI silently skips the hook, so the
+loader keeps exactly what Claude Code keeps and lists everything else as a `Problem`;
+`strict_check` turns every problem, warnings included, into a failure for our own CI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from missioncache_harness.events import KNOWN_EVENTS, match_value, matcher_matches
+
+ERROR = "error"
+WARNING = "warning"
+
+MANIFEST = Path(".claude-plugin") / "plugin.json"
+DEFAULT_HOOKS = Path("hooks") / "hooks.json"
+# Fields Claude Code knows in plugin.json; others draw "Unknown field" warnings.
+MANIFEST_FIELDS = frozenset(
+    {
+        "name",
+        "version",
+        "description",
+        "author",
+        "homepage",
+        "repository",
+        "license",
+        "keywords",
+        "hooks",
+        "commands",
+        "agents",
+        "skills",
+        "mcpServers",
+        "outputStyles",
+        "lspServers",
+        "$schema",
+    }
+)
+HOOK_TYPES = frozenset({"command", "http", "prompt", "agent"})
+_BAD_NAME = re.compile(r"\s")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: ``error`` means Claude Code refuses it, ``warning`` means it drops the entry."""
+
+    severity: str
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.severity}: {self.where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """One command hook Claude Code would run."""
+
+    event: str
+    command: str
+    timeout: float | None = None
+    matcher: str | None = None
+
+
+@dataclass
+class Plugin:
+    """A loaded plugin: its root, name, the hooks Claude Code keeps, and what it complained of."""
+
+    root: Path
+    name: str
+    hooks: list[HookSpec] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    load_failed: bool = False
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == WARNING]
+
+    def hooks_for(self, event: str, payload: dict | None = None) -> list[HookSpec]:
+        """The hooks an event runs, matchers applied, identical command strings kept once.
+
+        WHY dedup by command text: Claude Code runs an identical command once per plugin even when
+        it is listed twice or in two matcher groups (contract section 3); the first entry wins.
+        """
+        value = match_value(event, payload or {})
+        seen: set[str] = set()
+        chosen: list[HookSpec] = []
+        for spec in self.hooks:
+            if spec.event != event or spec.command in seen:
+                continue
+            if not matcher_matches(spec.matcher, value):
+                continue
+            seen.add(spec.command)
+            chosen.append(spec)
+        return chosen
+
+
+def load_plugin(plugin_dir: str | Path) -> Plugin:
+    """Read ``.claude-plugin/plugin.json`` and the hooks file(s) of a plugin directory."""
+    root = Path(plugin_dir).resolve()
+    plugin = Plugin(root=root, name=root.name)
+    manifest = _load_manifest(root, plugin)
+    for hooks_file in _hooks_files(root, manifest, plugin):
+        _load_hooks_file(hooks_file, plugin)
+    return plugin
+
+
+def strict_check(plugin_dir: str | Path) -> list[Problem]:
+    """Every problem, warnings included: our CI accepts a plugin only when this is empty."""
+    plugin = load_plugin(plugin_dir)
+    problems = list(plugin.problems)
+    if not plugin.hooks and not plugin.load_failed:
+        problems.append(Problem(WARNING, "hooks", "the plugin registers no command hooks"))
+    return problems
+
+
+def _load_manifest(root: Path, plugin: Plugin) -> dict:
+    path = root / MANIFEST
+    if not path.is_file():
+        plugin.problems.append(
+            Problem(
+                ERROR,
+                "directory",
+                "No manifest found in directory. Expected .claude-plugin/marketplace.json or "
+                ".claude-plugin/plugin.json",
+            )
+        )
+        return {}
+    data = _read_json(path, plugin, "manifest")
+    if not isinstance(data, dict):
+        if data is not None:
+            plugin.problems.append(Problem(ERROR, "manifest", "plugin.json must be an object"))
+        return {}
+    _check_manifest(data, plugin)
+    return data
+
+
+def _check_manifest(data: dict, plugin: Plugin) -> None:
+    name = data.get("name")
+    if not isinstance(name, str):
+        kind = "undefined" if name is None else type(name).__name__
+        plugin.problems.append(
+            Problem(ERROR, "name", f"Invalid input: expected string, received {kind}")
+        )
+    elif _BAD_NAME.search(name) or not name:
+        plugin.problems.append(
+            Problem(ERROR, "name", "Plugin name cannot contain spaces. Use kebab-case")
+        )
+    else:
+        plugin.name = name
+    for key, text in (
+        ("version", "No version specified"),
+        ("description", "No description provided"),
+        ("author", "No author information provided"),
+    ):
+        if key not in data:
+            plugin.problems.append(Problem(WARNING, key, text))
+    for key in sorted(set(data) - MANIFEST_FIELDS):
+        plugin.problems.append(
+            Problem(WARNING, key, f"Unknown field '{key}'. Claude Code ignores it at load time.")
+        )
+
+
+def _hooks_files(root: Path, manifest: dict, plugin: Plugin) -> list[Path]:
+    """The standard hooks/hooks.json plus any extra file plugin.json names (each loaded once)."""
+    files: list[Path] = []
+    default = root / DEFAULT_HOOKS
+    if default.is_file():
+        files.append(default)
+    declared = manifest.get("hooks")
+    entries = declared if isinstance(declared, list) else [declared]
+    for entry in entries:
+        if isinstance(entry, str):
+            path = (root / entry).resolve()
+            if not path.is_file():
+                plugin.problems.append(Problem(ERROR, "hooks", f"hooks file not found: {entry}"))
+            elif path not in files:
+                files.append(path)
+    return files
+
+
+def _load_hooks_file(path: Path, plugin: Plugin) -> None:
+    data = _read_json(path, plugin, "json")
+    if data is None:
+        plugin.load_failed = True
+        return
+    if not isinstance(data, dict) or not ("hooks" in data or "modules" in data):
+        plugin.problems.append(
+            Problem(
+                ERROR,
+                "root",
+                "hooks.json must have `hooks` (the hook matchers) or `modules` (hooks modules), "
+                "or both",
+            )
+        )
+        plugin.load_failed = True
+        return
+    events = data.get("hooks", {})
+    if not isinstance(events, dict):
+        plugin.problems.append(Problem(ERROR, "hooks", "`hooks` must be an object of events"))
+        plugin.load_failed = True
+        return
+    for event, groups in events.items():
+        _load_event(event, groups, plugin)
+
+
+def _load_event(event: str, groups: object, plugin: Plugin) -> None:
+    where = f"hooks.{event}"
+    if event not in KNOWN_EVENTS:
+        plugin.problems.append(
+            Problem(WARNING, where, "unknown hook event; entry ignored at runtime")
+        )
+        return
+    if not isinstance(groups, list):
+        plugin.problems.append(
+            Problem(WARNING, where, "must be an array of matchers; entry ignored at runtime")
+        )
+        return
+    for index, group in enumerate(groups):
+        _load_group(event, f"{where}[{index}]", group, plugin)
+
+
+def _load_group(event: str, where: str, group: object, plugin: Plugin) -> None:
+    entries = group.get("hooks") if isinstance(group, dict) else None
+    if not isinstance(entries, list):
+        received = "undefined" if entries is None else type(entries).__name__
+        plugin.problems.append(
+            Problem(
+                WARNING,
+                where,
+                f'Hook matcher "hooks" must be an array of hook entries; received {received}; '
+                "entry ignored at runtime",
+            )
+        )
+        return
+    matcher = group.get("matcher")
+    if matcher is not None and not isinstance(matcher, str):
+        plugin.problems.append(
+            Problem(WARNING, where, "matcher must be a string; entry ignored at runtime")
+        )
+        return
+    for index, entry in enumerate(entries):
+        spec = _load_entry(event, matcher, f"{where}.hooks[{index}]", entry, plugin)
+        if spec is not None:
+            plugin.hooks.append(spec)
+
+
+def _load_entry(
+    event: str, matcher: str | None, where: str, entry: object, plugin: Plugin
+) -> HookSpec | None:
+    if not isinstance(entry, dict):
+        plugin.problems.append(Problem(WARNING, where, "hook entry must be an object; ignored"))
+        return None
+    kind = entry.get("type")
+    if kind not in HOOK_TYPES:
+        plugin.problems.append(
+            Problem(WARNING, where, f'Unknown hook type "{kind}"; entry ignored at runtime')
+        )
+        return None
+    if kind != "command":
+        plugin.problems.append(
+            Problem(WARNING, where, f'"{kind}" hooks are not simulated by the harness')
+        )
+        return None
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        received = "undefined" if command is None else _js_type(command)
+        plugin.problems.append(
+            Problem(
+                WARNING,
+                where,
+                f"Invalid command hook (command: expected string, received {received}); "
+                "entry ignored at runtime",
+            )
+        )
+        return None
+    timeout = entry.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))):
+        plugin.problems.append(
+            Problem(
+                WARNING,
+                where,
+                f"Invalid command hook (timeout: expected number, received {_js_type(timeout)}); "
+                "entry ignored at runtime",
+            )
+        )
+        return None
+    if timeout is not None and timeout <= 0:
+        plugin.problems.append(
+            Problem(WARNING, where, "Invalid command hook (timeout: must be positive); ignored")
+        )
+        return None
+    return HookSpec(event, command, float(timeout) if timeout is not None else None, matcher)
+
+
+def _read_json(path: Path, plugin: Plugin, where: str) -> object | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        plugin.problems.append(
+            Problem(
+                ERROR,
+                where,
+                f"Invalid JSON syntax in {path.name}: {exc}. At runtime this breaks the entire "
+                "plugin load.",
+            )
+        )
+        return None
+
+
+def _js_type(value: object) -> str:
+    """The type word Claude Code's validator prints (it speaks JavaScript)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if value is None:
+        return "null"
+    return "object"

@@ -1,0 +1,96 @@
+"""Isolated homes, the built plugin and tasks, for fixtures, the demo and anyone else.
+
+WHY not in fixtures.py: the demo and scripts need the same isolation without importing pytest.
+A task is made by the plugin's bundled library running as a process, as on a user's machine.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from missioncache_harness.locate import build_script
+
+# Variables that would leak the developer's own Claude or MissionCache state into a test.
+_LEAKY_PREFIXES = ("CLAUDE", "MISSIONCACHE", "ANTHROPIC", "ITERM_", "TERM_SESSION_ID", "WT_SESSION")
+
+
+@dataclass
+class McEnv:
+    """An isolated home: ``env`` is the environment to give subprocesses (hooks included)."""
+
+    home: Path
+    claude_dir: Path
+    data_root: Path
+    env: dict[str, str]
+
+    def run(self, args: Sequence[str], **kwargs: object) -> subprocess.CompletedProcess:
+        """Run a command in this environment, capturing text output."""
+        options: dict = {"env": self.env, "capture_output": True, "text": True, "timeout": 60}
+        options.update(kwargs)
+        return subprocess.run(list(args), check=False, **options)
+
+
+@dataclass
+class McTask:
+    """A task created through the plugin's bundled ``missioncache_db`` command."""
+
+    name: str
+    repo: Path
+    id: int | None
+    output: str
+
+
+def make_env(root: Path, base: Mapping[str, str] | None = None) -> McEnv:
+    """Create the isolated home under ``root``; keep PATH and unrelated variables."""
+    home = root / "home"
+    claude = home / ".claude"
+    data = home / ".missioncache"
+    claude.mkdir(parents=True)
+    data.mkdir(parents=True)
+    source = os.environ if base is None else base
+    env = {k: v for k, v in source.items() if not k.startswith(_LEAKY_PREFIXES)}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(claude), MISSIONCACHE_ROOT=str(data))
+    env.setdefault("PATH", os.defpath)
+    return McEnv(home=home, claude_dir=claude, data_root=data, env=env)
+
+
+def build_plugin(out: Path) -> Path:
+    """Build the plugin into ``out`` with the repository's build script; return the tree."""
+    script = build_script()
+    if script is None:
+        raise FileNotFoundError("scripts/build_plugin.py not found")
+    done = subprocess.run(
+        [sys.executable, str(script), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"plugin build failed ({done.returncode}):\n{done.stderr}")
+    return out
+
+
+def python3() -> str:
+    """The interpreter hooks get (``python3`` on PATH), as Claude Code would run them."""
+    return shutil.which("python3") or sys.executable
+
+
+def create_task(plugin: Path, env: McEnv, name: str, repo: Path | None = None) -> McTask:
+    """Create a task by running the plugin's bundled library as a process."""
+    args = [python3(), "-m", "missioncache_db", "create-task", name]
+    if repo is not None:
+        args += ["--repo", str(repo)]
+    environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    done = env.run(args, env=environ, cwd=str(repo or env.home))
+    if done.returncode != 0:
+        raise RuntimeError(f"create-task {name} failed: {done.stderr.strip()}")
+    found = re.search(r"\(id (\d+)\)", done.stdout)
+    return McTask(name, repo or env.home, int(found.group(1)) if found else None, done.stdout)

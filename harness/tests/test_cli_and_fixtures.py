@@ -1,0 +1,110 @@
+"""The command line, the shared fixtures and the demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from missioncache_harness import demo
+from missioncache_harness.cli import main
+from missioncache_harness.plugin import strict_check
+from missioncache_harness.probes import write_plugin
+from missioncache_harness.workspace import make_env
+
+
+def test_fire_prints_each_hook_and_its_route(sim, capsys):
+    root = sim.plugin(
+        {"UserPromptSubmit": ["A", "B"]},
+        {"A": {"stdout": "ctx"}, "B": {"stderr": "no way", "exit": 2}},
+    )
+    args = ["fire", "UserPromptSubmit", "--plugin", str(root), "--prompt", "hi"]
+    assert main([*args, "--cwd", str(sim.project), "--home", str(sim.env.home)]) == 0
+    out = capsys.readouterr().out
+    assert "UserPromptSubmit: 2 hook(s)" in out
+    assert "exit 0" in out and "-> model, transcript" in out
+    assert "exit 2" in out and "blocks (prompt_erased)" in out
+    assert "BLOCKED: prompt_erased" in out
+    assert "Original prompt: hi" in out
+
+
+def test_fire_json_with_a_payload_file(sim, capsys, tmp_path):
+    root = sim.plugin({"Stop": ["A"]}, {"A": {"json": {"decision": "block", "reason": "R"}}})
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"stop_hook_active": True, "last_assistant_message": "x"}))
+    argv = ["fire", "Stop", "--plugin", str(root), "--payload", f"@{payload}", "--json"]
+    assert main([*argv, "--cwd", str(sim.project), "--home", str(sim.env.home)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["payload"]["stop_hook_active"] is True
+    assert result["payload"]["hook_event_name"] == "Stop"
+    assert result["routed"]["continues_turn"] is True
+    assert result["routed"]["feedback"] == ["Stop hook feedback:\nR"]
+
+
+def test_fire_runs_as_a_process(sim):
+    root = sim.plugin({"SessionStart": ["A"]}, {"A": {"stdout": "hello {EV}"}})
+    command = [sys.executable, "-m", "missioncache_harness.cli", "fire", "SessionStart"]
+    done = subprocess.run(
+        [*command, "--plugin", str(root), "--source", "resume", "--cwd", str(sim.project)],
+        env=sim.env.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "model sees: SessionStart:resume hook success: hello SessionStart" in done.stdout
+
+
+def test_check_fails_on_warnings(tmp_path, capsys):
+    bad = write_plugin(tmp_path / "bad", {"OnStop": []})
+    assert main(["check", str(bad)]) == 1
+    assert "unknown hook event" in capsys.readouterr().out
+    good = write_plugin(
+        tmp_path / "good", {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    )
+    assert main(["check", str(good)]) == 0
+
+
+def test_mc_env_isolates_home(mc_env):
+    assert mc_env.claude_dir == mc_env.home / ".claude" and mc_env.claude_dir.is_dir()
+    assert mc_env.data_root.is_dir()
+    assert mc_env.env["HOME"] == str(mc_env.home)
+    assert mc_env.env["CLAUDE_CONFIG_DIR"] == str(mc_env.claude_dir)
+    assert mc_env.env["MISSIONCACHE_ROOT"] == str(mc_env.data_root)
+    assert mc_env.env["PATH"]
+
+
+def test_make_env_drops_the_developers_claude_state(tmp_path):
+    base = {
+        "PATH": "/bin",
+        "CLAUDE_CODE_SESSION_ID": "x",
+        "MISSIONCACHE_ROOT": "/real",
+        "KEEP": "1",
+    }
+    env = make_env(tmp_path, base).env
+    assert "CLAUDE_CODE_SESSION_ID" not in env and env["KEEP"] == "1"
+    assert env["MISSIONCACHE_ROOT"] == str(tmp_path / "home" / ".missioncache")
+
+
+def test_tracked_repo_is_a_plain_directory(tracked_repo):
+    assert tracked_repo.is_dir() and tracked_repo.is_absolute()
+    assert not (tracked_repo / ".git").exists()
+
+
+def test_built_plugin_passes_the_strict_check(built_plugin):
+    assert strict_check(built_plugin) == []
+
+
+def test_mc_task_is_created_through_the_plugin(mc_task, mc_env, tracked_repo):
+    assert mc_task.repo == tracked_repo
+    assert isinstance(mc_task.id, int)
+    assert (mc_env.data_root / "active" / "demo-task").is_dir()
+
+
+def test_demo_plays_against_the_built_plugin(built_plugin, tmp_path, capsys):
+    assert demo.play(tmp_path, built_plugin) == 0
+    out = capsys.readouterr().out
+    assert "== Time recorded" in out
+    assert "heartbeats recorded: 2" in out
+    assert "Claude sees: SessionStart:startup hook success:" in out

@@ -1,0 +1,131 @@
+"""Plugin loading keeps what Claude Code keeps and reports what it rejects or ignores."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from missioncache_harness.plugin import ERROR, WARNING, load_plugin, strict_check
+from missioncache_harness.probes import write_plugin
+
+GOOD = {"Stop": [{"hooks": [{"type": "command", "command": "echo hi", "timeout": 5}]}]}
+
+
+def test_valid_plugin_loads_cleanly(tmp_path):
+    root = write_plugin(tmp_path / "p", GOOD, name="good-one")
+    plugin = load_plugin(root)
+    assert plugin.name == "good-one"
+    assert plugin.problems == [] and not plugin.load_failed
+    (spec,) = plugin.hooks
+    assert (spec.event, spec.command, spec.timeout, spec.matcher) == ("Stop", "echo hi", 5.0, None)
+    assert strict_check(root) == []
+
+
+def test_bad_json_fails_the_whole_hooks_load(tmp_path):
+    root = write_plugin(tmp_path / "p", '{"hooks": {"Stop": [')
+    plugin = load_plugin(root)
+    assert plugin.load_failed and plugin.hooks == []
+    assert [p.severity for p in plugin.problems] == [ERROR]
+    assert "Invalid JSON syntax" in plugin.problems[0].message
+
+
+def test_missing_top_level_hooks_key_is_an_error(tmp_path):
+    root = write_plugin(tmp_path / "p", json.dumps({"Stop": GOOD["Stop"]}))
+    plugin = load_plugin(root)
+    assert plugin.load_failed
+    assert plugin.errors[0].message.startswith("hooks.json must have `hooks`")
+
+
+@pytest.mark.parametrize(
+    ("hooks", "message"),
+    [
+        (
+            {"OnStop": GOOD["Stop"]},
+            "unknown hook event; entry ignored at runtime",
+        ),
+        (
+            {"Stop": [{"type": "command", "command": "echo hi"}]},
+            'Hook matcher "hooks" must be an array of hook entries; received undefined; '
+            "entry ignored at runtime",
+        ),
+        (
+            {"Stop": [{"hooks": [{"type": "command"}]}]},
+            "Invalid command hook (command: expected string, received undefined); "
+            "entry ignored at runtime",
+        ),
+        (
+            {"Stop": [{"hooks": [{"type": "shell", "command": "echo hi"}]}]},
+            'Unknown hook type "shell"; entry ignored at runtime',
+        ),
+        (
+            {"Stop": [{"hooks": [{"type": "command", "command": "echo hi", "timeout": "5"}]}]},
+            "Invalid command hook (timeout: expected number, received string); "
+            "entry ignored at runtime",
+        ),
+    ],
+)
+def test_mistakes_claude_code_ignores_are_warnings_and_the_entry_is_dropped(
+    tmp_path, hooks, message
+):
+    root = write_plugin(tmp_path / "p", {**hooks, "SessionStart": GOOD["Stop"]})
+    plugin = load_plugin(root)
+    assert not plugin.load_failed
+    assert [(p.severity, p.message) for p in plugin.problems] == [(WARNING, message)]
+    assert [h.event for h in plugin.hooks] == ["SessionStart"]
+    assert strict_check(root) == plugin.problems
+
+
+def test_manifest_problems(tmp_path):
+    root = write_plugin(tmp_path / "p", GOOD, manifest={"name": "Bad Name!", "foo": 1})
+    messages = {p.message for p in load_plugin(root).problems}
+    assert "Plugin name cannot contain spaces. Use kebab-case" in messages
+    assert "Unknown field 'foo'. Claude Code ignores it at load time." in messages
+
+
+def test_manifest_without_author_or_description_warns(tmp_path):
+    root = write_plugin(tmp_path / "p", GOOD)
+    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "bare"}')
+    found = {(p.severity, p.where) for p in strict_check(root)}
+    assert found == {(WARNING, "version"), (WARNING, "description"), (WARNING, "author")}
+
+
+def test_missing_manifest_is_an_error_and_the_dir_names_the_plugin(tmp_path):
+    root = write_plugin(tmp_path / "dir-name", GOOD)
+    (root / ".claude-plugin" / "plugin.json").unlink()
+    plugin = load_plugin(root)
+    assert plugin.name == "dir-name"
+    assert plugin.errors[0].where == "directory"
+
+
+def test_hooks_file_named_in_the_manifest_is_loaded_once(tmp_path):
+    root = write_plugin(tmp_path / "p", GOOD, manifest={"hooks": "./hooks/hooks.json"})
+    assert len(load_plugin(root).hooks) == 1
+
+
+def test_a_plugin_without_hooks_fails_the_strict_check(tmp_path):
+    root = write_plugin(tmp_path / "p", {})
+    assert [p.message for p in strict_check(root)] == ["the plugin registers no command hooks"]
+
+
+def test_hooks_for_dedups_and_matches(tmp_path):
+    entry = {"type": "command", "command": "echo x"}
+    other = {"type": "command", "command": "echo y"}
+    root = write_plugin(
+        tmp_path / "p",
+        {
+            "PreToolUse": [
+                {"matcher": "Write", "hooks": [entry, entry]},
+                {"matcher": "Write|Edit", "hooks": [entry, other]},
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo z"}]},
+            ]
+        },
+    )
+    plugin = load_plugin(root)
+    chosen = plugin.hooks_for("PreToolUse", {"tool_name": "Write"})
+    assert [h.command for h in chosen] == ["echo x", "echo y"]
+    assert [h.command for h in plugin.hooks_for("PreToolUse", {"tool_name": "Edit"})] == [
+        "echo x",
+        "echo y",
+    ]
+    assert [h.command for h in plugin.hooks_for("PreToolUse", {"tool_name": "Bash"})] == ["echo z"]
