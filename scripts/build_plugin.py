@@ -32,6 +32,11 @@ LIBRARIES = {
     "missioncache-hookio": "missioncache_hookio",
 }
 
+# The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"
+# missioncache-pm`, so its installable source tree (not just the module) is shipped.
+PM_SERVER = "missioncache-pm"
+PM_SERVER_FILES = ("pyproject.toml", "README.md")
+
 # (event, hook package, script, timeout in seconds) in hooks.json order.
 HOOKS = [
     ("SessionStart", "hook-session-start", "session_start.py", 10),
@@ -77,10 +82,19 @@ def _dump(obj: object) -> bytes:
     return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def _copy_pm_server(out: Path) -> None:
+    source = PACKAGES / PM_SERVER
+    for name in PM_SERVER_FILES:
+        if (source / name).is_file():
+            _write(out / PM_SERVER / name, (source / name).read_bytes())
+    _copy_python_tree(source / "src", out / PM_SERVER / "src")
+
+
 def build(out: Path) -> None:
     """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
     for package, module in LIBRARIES.items():
         _copy_python_tree(PACKAGES / package / "src" / module, out / "missioncache-db" / module)
+    _copy_pm_server(out)
     for _event, package, script, _timeout in HOOKS:
         _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
     _write(out / "hooks" / "hooks.json", _dump(hooks_json()))

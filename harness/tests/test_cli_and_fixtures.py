@@ -107,4 +107,4 @@ def test_demo_plays_against_the_built_plugin(built_plugin, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "== Time recorded" in out
     assert "heartbeats recorded: 2" in out
-    assert "Claude sees: SessionStart:startup hook success:" in out
+    assert "Claude sees: SessionStart hook additional context: ## MissionCache: Active Task" in out

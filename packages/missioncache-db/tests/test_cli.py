@@ -193,3 +193,54 @@ def test_module_entry_point_matches_console_script():
     scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
     assert scripts == {"missioncache-db": "missioncache_db.cli:main"}
     assert json.dumps(sys.version_info[:2])  # the suite itself runs on 3.11+
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a FIFO to stand for a hung file")
+def test_heartbeat_auto_ends_itself_when_a_read_never_returns(cli, roots, workdir):
+    """A FIFO in place of the session binding makes opening it block forever, like a hung
+    network file system: the busy timeout cannot help, only the hard wall can. The hook
+    never waits for this child, so the wall is all that stops it living on."""
+    import signal
+
+    _, claude = roots
+    projects = claude / "hooks" / "state" / "projects"
+    projects.mkdir(parents=True)
+    os.mkfifo(projects / "s1.json")
+    done = cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s1"}, timeout=30)
+    assert done.returncode == -signal.SIGALRM
+    assert done.stdout == ""
+
+
+def test_hard_wall_is_cancelled_with_the_alarm_when_disarmed(python):
+    """The wall is a real alarm of the configured length (and no wall before it is armed)."""
+    code = (
+        "import signal\n"
+        "from missioncache_db.heartbeat_auto import arm_hard_wall, HEARTBEAT_WALL_SECONDS\n"
+        "assert signal.alarm(0) == 0\n"
+        "arm_hard_wall(HEARTBEAT_WALL_SECONDS)\n"
+        "print(signal.alarm(0), HEARTBEAT_WALL_SECONDS)\n"
+    )
+    done = python(code)
+    assert done.returncode == 0, done.stderr
+    remaining, wall = map(int, done.stdout.split())
+    assert wall == 2 and 1 <= remaining <= 2
+
+
+def test_heartbeat_auto_entry_skips_the_argparse_command_line(python, cli, workdir):
+    """``-m missioncache_db heartbeat-auto`` runs on every prompt: it must not pay for the
+    rest of the command line (argparse), and must still record the heartbeat."""
+    ok(cli("create-task", "demo", "--repo", str(workdir)))
+    code = (
+        "import runpy, signal, sys\n"
+        "sys.argv = ['missioncache_db', 'heartbeat-auto']\n"
+        "try:\n"
+        "    runpy.run_module('missioncache_db', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as stop:\n"
+        "    signal.alarm(0)\n"
+        "    print(stop.code, 'argparse' in sys.modules)\n"
+    )
+    assert python(code, cwd=workdir).stdout.split() == ["0", "False"]
+    with TaskDB() as db:
+        (task,) = db.list_tasks()
+        assert db.conn.execute("SELECT count(*) FROM heartbeats").fetchone()[0] == 1
+        assert task.name == "demo"

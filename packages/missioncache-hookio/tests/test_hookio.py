@@ -104,3 +104,40 @@ def test_run_hook_always_exits_zero(body):
     assert "Traceback" not in proc.stderr
     if "boom" in body:
         assert proc.stderr == "missioncache: RuntimeError: boom\n"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"session_id": 7},
+        {"cwd": ["/"]},
+        {"transcript_path": {}},
+        {"hook_event_name": 1},
+        {"source": True},
+        {"prompt": 3},
+        {"agent_id": 5},
+        {"trigger": ["auto"]},
+        {"custom_instructions": 1},
+        {"stop_hook_active": "true"},
+        {"stop_hook_active": 1},
+    ],
+)
+def test_mistyped_fields_are_not_well_typed(bad):
+    assert not payload.well_typed({"session_id": "s1", "cwd": "/", **bad})
+
+
+def test_well_typed_payloads():
+    assert payload.well_typed({})
+    assert payload.well_typed({"session_id": None, "custom_instructions": None, "extra": 1})
+    assert payload.well_typed(
+        {
+            "session_id": "../hostile",
+            "cwd": "/x",
+            "transcript_path": "/t.jsonl",
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "prompt": [{"type": "text", "text": "hi"}],
+            "trigger": "auto",
+            "source": "startup",
+        }
+    )

@@ -11,10 +11,11 @@ from missioncache_state.atomic import atomic_write_text, read_json_object, write
 from missioncache_state.lock import FileLock, LockTimeout
 
 
-def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
+@pytest.mark.parametrize("durable", [True, False])
+def test_atomic_write_replaces_and_leaves_no_temp(tmp_path, durable):
     target = tmp_path / "d" / "f.txt"
-    atomic_write_text(target, "one\r\n")
-    atomic_write_text(target, "two\r\n")
+    atomic_write_text(target, "one\r\n", durable=durable)
+    atomic_write_text(target, "two\r\n", durable=durable)
     assert target.read_bytes() == b"two\r\n"
     assert [p.name for p in target.parent.iterdir()] == ["f.txt"]
 

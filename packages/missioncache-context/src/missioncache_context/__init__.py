@@ -7,7 +7,7 @@ context_file, tasks_file, context_digest, update (locked atomic read-transform-w
 
 from __future__ import annotations
 
-from importlib import import_module
+import sys
 
 _EXPORTS = {
     "scan_fences": "fences",
@@ -16,6 +16,7 @@ _EXPORTS = {
     "get_stamp": "context_file",
     "set_stamp": "context_file",
     "section": "context_file",
+    "set_section": "context_file",
     "recent_changes": "context_file",
     "newest_recent_change": "context_file",
     "add_recent_change": "context_file",
@@ -44,7 +45,9 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
+    qualified = f"{__name__}.{module}"
+    __import__(qualified)  # not importlib: that package costs an import of its own
+    value = getattr(sys.modules[qualified], name)
     globals()[name] = value
     return value
 

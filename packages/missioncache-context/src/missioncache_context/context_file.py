@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .document import Doc, split_input_lines
+from .document import Doc, parse_heading, split_input_lines
 from .fences import scan_fences
 from .numbers import NUMBER, normalize_number
 
@@ -186,6 +186,68 @@ def _trimmed(lines: list[str]) -> list[str]:
     while lines and not lines[-1].strip():
         lines.pop()
     return lines
+
+
+def set_section(
+    text: str, name: str, body: str | Sequence[str], *, before: str | None = None
+) -> str:
+    """Replace the body of the first ``## name`` section with ``body`` (a splice of that
+    body only: the heading and everything outside the section stay byte-identical).
+
+    The new body sits between one blank line after the heading and one blank line before
+    the next heading. A missing section is created before the ``## before`` section when
+    that exists, else at the end of the file. Body lines are inserted verbatim (outer blank
+    lines dropped, embedded newlines split); a fence the body leaves open is closed. A body
+    holding a ``#`` or ``##`` heading outside fences is a ValueError: it would end the
+    section early and scatter the rest of the body into another one.
+    """
+    lines = _trimmed(split_input_lines(body))
+    closer = scan_fences(lines).pending[-1] if lines else None
+    if closer is not None:
+        lines.append(closer)
+    _refuse_section_breaks(lines)
+    title = name.strip().lstrip("#").strip()
+    doc = Doc(text)
+    span = _section_span(doc, title)
+    if span is None:
+        block = [f"## {title}", "", *lines] if lines else [f"## {title}"]
+        target = _section_span(doc, before) if before else None
+        return doc.insert_lines(target[0] if target else len(doc), block)
+    heading, end = span
+    new = ["", *lines]
+    if end < len(doc) and lines:
+        new.append("")
+    return _replace_lines(doc, heading, end, new)
+
+
+def _refuse_section_breaks(lines: list[str]) -> None:
+    fences = scan_fences(lines)
+    for index, line in enumerate(lines):
+        if fences.inside[index]:
+            continue
+        parsed = parse_heading(line)
+        if parsed is not None and parsed[0] <= 2:
+            raise ValueError(f"a section body cannot hold the heading {line.strip()!r}")
+
+
+def _replace_lines(doc: Doc, heading: int, end: int, new: list[str]) -> str:
+    """Replace lines ``heading+1:end`` with ``new`` (line contents) in the file's newline.
+
+    At the end of a file, a file that had no final newline keeps not having one.
+    """
+    nl = doc.nl
+    start = doc.line_end(heading)
+    if end < len(doc):
+        return doc.splice(start, doc.starts[end], "".join(line + nl for line in new))
+    rows = [] if new == [""] else new
+    if not rows:
+        return doc.splice(start, len(doc.body), "")
+    piece = nl.join(rows)
+    if doc.body.endswith("\n"):
+        piece += nl
+    if not doc.lines[heading].endswith("\n"):
+        piece = nl + piece
+    return doc.splice(start, len(doc.body), piece)
 
 
 # -- task headings -------------------------------------------------------------------------

@@ -34,6 +34,8 @@ def dominant_newline(text: str) -> str:
 
 def parse_heading(content: str) -> tuple[int, str] | None:
     """(level, title) of an ATX heading line, or None. ``#tag`` is not a heading."""
+    if "#" not in content[:4]:  # cheap pre-check: a heading's # is within 3 spaces of the start
+        return None
     match = _ATX.match(content)
     if match is None:
         return None
@@ -55,6 +57,7 @@ class Doc:
             offset += len(line)
         self.contents = [_content(line) for line in self.lines]
         self.fences = scan_fences(self.contents)
+        self._headings: list[tuple[int, str] | None] | None = None
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -67,18 +70,27 @@ class Doc:
 
     def heading(self, index: int) -> tuple[int, str] | None:
         """The heading on line ``index`` when it is structure (not inside a fence)."""
-        if self.fences.inside[index]:
-            return None
-        return parse_heading(self.contents[index])
+        return self._parsed_headings()[index]
+
+    def _parsed_headings(self) -> list[tuple[int, str] | None]:
+        """Every line's heading, parsed once: section and entry lookups ask about the same
+        lines again and again (each block end scans forward), and a hook edits a context
+        file of hundreds of lines on the user's time."""
+        if self._headings is None:
+            inside = self.fences.inside
+            self._headings = [
+                None if inside[index] else parse_heading(content)
+                for index, content in enumerate(self.contents)
+            ]
+        return self._headings
 
     def headings(self) -> list[tuple[int, int, str]]:
         """(line index, level, title) of every heading outside fences, in order."""
-        found = []
-        for index in range(len(self.lines)):
-            parsed = self.heading(index)
-            if parsed is not None:
-                found.append((index, parsed[0], parsed[1]))
-        return found
+        return [
+            (index, parsed[0], parsed[1])
+            for index, parsed in enumerate(self._parsed_headings())
+            if parsed is not None
+        ]
 
     def block_end(self, start: int, max_level: int) -> int:
         """Index of the first heading after ``start`` with level <= ``max_level`` (or EOF)."""

@@ -7,7 +7,11 @@ the database modules only, never the command line.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 _EXPORTS = {
     "TaskDB": "missioncache_db.db",
@@ -27,9 +31,8 @@ def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name), name)
+    __import__(module_name)  # not importlib: that package costs an import of its own
+    value = getattr(sys.modules[module_name], name)
     globals()[name] = value
     return value
 

@@ -1,25 +1,25 @@
 """``missioncache-db`` / ``python -m missioncache_db``: the task database from a shell.
 
 A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
-stderr and exits 1, never a traceback. ``heartbeat-auto`` is run by the UserPromptSubmit
-hook on every prompt: it prints nothing and always exits 0.
+stderr and exits 1, never a traceback. ``heartbeat-auto`` is run (detached, never waited
+for) by the UserPromptSubmit hook on every prompt: it prints nothing to stdout and exits 0,
+unless its 2-second hard wall ends it first (killed by SIGALRM).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sqlite3
 import sys
 from typing import Callable, Sequence
 
+from missioncache_db import heartbeat_auto
 from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration
 from missioncache_db.model import STATUSES, Task
 from missioncache_db.sessions import PERIODS
 
 PROG = "missioncache-db"
-HEARTBEAT_BUSY_TIMEOUT = 0.75  # the hook kills us after 2 s; spooling must fit before
 CLI_BUSY_TIMEOUT = 10.0
 
 
@@ -32,19 +32,8 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(message)
 
 
-def session_id_from_env() -> str | None:
-    """``CLAUDE_SESSION_ID`` (set by our hook for this command), else Claude Code's own
-    ``CLAUDE_CODE_SESSION_ID``."""
-    return os.environ.get("CLAUDE_SESSION_ID") or os.environ.get("CLAUDE_CODE_SESSION_ID")
-
-
 def cmd_heartbeat_auto(args: argparse.Namespace) -> int:
-    try:
-        with TaskDB(busy_timeout=HEARTBEAT_BUSY_TIMEOUT) as db:
-            db.record_heartbeat_auto(os.getcwd(), session_id_from_env())
-    except Exception as error:  # the hook must never fail the prompt
-        print(f"{PROG}: heartbeat not recorded: {error}", file=sys.stderr)
-    return 0
+    return heartbeat_auto.main()
 
 
 def cmd_process_heartbeats(args: argparse.Namespace) -> int:

@@ -10,14 +10,18 @@ import os
 import sqlite3
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from missioncache_db import heartbeats, resolve, tasks
 from missioncache_db.model import Task
 from missioncache_db.schema import connect
 from missioncache_db.spool import spool_dir_for
-from missioncache_db.timefmt import When
 from missioncache_state.paths import tasks_db_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+    from missioncache_db.timefmt import When
 
 DEFAULT_BUSY_TIMEOUT = 2.0
 

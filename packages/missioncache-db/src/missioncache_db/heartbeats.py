@@ -13,13 +13,18 @@ import math
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from missioncache_db import spool
 from missioncache_db.schema import is_busy, write_transaction
 from missioncache_db.tasks import stamp_worked_on
-from missioncache_db.timefmt import When, local_text, to_epoch
+from missioncache_db.timefmt import local_text, to_epoch
 from missioncache_state.ids import session_id_or_none
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+    from missioncache_db.timefmt import When
 
 OPPORTUNISTIC_FILES = 32  # a heartbeat writer ingests a little spool, never a lot
 _BATCH = 1000

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from pathlib import Path
-from typing import NamedTuple, Optional
 
 from missioncache_state.paths import data_root
 
@@ -45,25 +45,26 @@ def title_for(name: str) -> str:
     return " ".join(part.capitalize() for part in name.split("-") if part) or name
 
 
-class Task(NamedTuple):
+_TASK_FIELDS = (
+    "id name full_path status jira_key repo_path repo_id parent_id created_at updated_at "
+    "last_worked_on"
+)
+
+
+class Task(namedtuple("Task", _TASK_FIELDS, defaults=(None,) * 7)):
     """One row of ``tasks`` joined with its repository path (immutable).
 
-    A NamedTuple rather than a dataclass: ``dataclasses`` imports ``inspect`` and friends,
-    several milliseconds on every prompt for nothing we need. Paths are computed on
-    access because the data root is read from the environment at call time.
+    Fields: id (int), name, full_path, status (str); jira_key, repo_path (str or None);
+    repo_id, parent_id (int or None); created_at, updated_at, last_worked_on (text
+    timestamps or None).
+
+    A plain ``collections.namedtuple`` rather than a dataclass or ``typing.NamedTuple``:
+    ``dataclasses`` and ``typing`` cost milliseconds of imports on every prompt, for
+    nothing we need. Paths are computed on access because the data root is read from the
+    environment at call time.
     """
 
-    id: int
-    name: str
-    full_path: str
-    status: str
-    jira_key: Optional[str] = None
-    repo_path: Optional[str] = None
-    repo_id: Optional[int] = None
-    parent_id: Optional[int] = None
-    created_at: Optional[str] = None
-    updated_at: Optional[str] = None
-    last_worked_on: Optional[str] = None
+    __slots__ = ()
 
     @property
     def title(self) -> str:

@@ -24,9 +24,12 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from missioncache_state.paths import heartbeat_spool_dir, tasks_db_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 SPOOL_SUFFIX = ".jsonl"
 CLAIMED_SUFFIX = ".claimed"

@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from typing import Iterable
 
 from missioncache_db.model import Task, validate_name, validate_status
 from missioncache_db.schema import write_transaction
 from missioncache_db.timefmt import local_minute, local_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Iterable
 
 TASK_SELECT = (
     "SELECT t.id, t.name, t.full_path, t.status, t.jira_key, r.path, t.repo_id, "

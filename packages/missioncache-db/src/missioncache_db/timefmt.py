@@ -10,19 +10,24 @@ the epoch seconds stored beside the text, which are exact.
 from __future__ import annotations
 
 import time
-from datetime import datetime
-from typing import Union
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from datetime import datetime
+    from typing import Union
+
+    When = Union[float, int, datetime, None]
 
 TEXT_FORMAT = "%Y-%m-%d %H:%M:%S"
 MINUTE_FORMAT = "%Y-%m-%d %H:%M"
-
-When = Union[float, int, datetime, None]
 
 
 def to_epoch(when: When = None) -> float:
     """Epoch seconds for ``when``: now when None, a naive datetime is local time."""
     if when is None:
         return time.time()
+    from datetime import datetime  # only here: hooks always pass None or a number
+
     if isinstance(when, datetime):
         return when.timestamp()
     if isinstance(when, bool) or not isinstance(when, (int, float)):

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any, Callable
 
 
 def emit(text: str) -> None:

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, BinaryIO, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any, BinaryIO
 
 # Claude Code's own stdin payloads are small, but a Write tool_input can be megabytes;
 # reading more than this is never useful to us and would only cost time.
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 
 
-class Identity(NamedTuple):
-    """Who is calling: the validated session id, the project dir, the transcript."""
+class Identity(namedtuple("Identity", "session_id cwd transcript_path")):
+    """Who is calling: the validated session id (str or None), the project dir (str),
+    the transcript (str or None). ``collections.namedtuple``, not ``typing.NamedTuple``:
+    typing costs milliseconds of imports on every prompt."""
 
-    session_id: str | None
-    cwd: str
-    transcript_path: str | None
+    __slots__ = ()
 
 
 def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
@@ -39,6 +43,33 @@ def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+# The type Claude Code gives each field our hooks read (contract section 1). Lists are
+# accepted for ``prompt`` because older versions sent content blocks.
+FIELD_TYPES: dict[str, Any] = {
+    "session_id": str,
+    "transcript_path": str,
+    "cwd": str,
+    "hook_event_name": str,
+    "source": str,
+    "prompt": (str, list),
+    "agent_id": str,
+    "trigger": str,
+    "custom_instructions": str,
+    "stop_hook_active": bool,
+}
+
+
+def well_typed(payload: dict[str, Any]) -> bool:
+    """True when every known field present (and not null) has the type Claude Code gives
+    it. A payload with a mistyped field did not come from the Claude Code we were built
+    against: hooks stay silent rather than guess what it meant."""
+    for key, expected in FIELD_TYPES.items():
+        value = payload.get(key)
+        if value is not None and not isinstance(value, expected):
+            return False
+    return True
 
 
 def text_field(payload: dict[str, Any], key: str) -> str | None:

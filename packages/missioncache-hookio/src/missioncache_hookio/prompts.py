@@ -7,7 +7,10 @@ heartbeat for every "y" or slash command inflates it.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 SKIP_PATTERNS = (
     re.compile(r"^/\w+"),  # slash commands

@@ -10,21 +10,30 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
-    """Write ``data`` to ``path`` via temp file + fsync + ``os.replace``."""
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` via temp file + fsync + ``os.replace``.
+
+    ``durable=False`` skips the fsync, for small state a hook can rebuild (session bindings,
+    reminder records): readers still never see half a file, but a power cut may lose the
+    newest version. The fsync costs milliseconds on every session start, and a user's
+    notes (the context file) are the only thing worth that wait.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -35,13 +44,32 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
         raise
 
 
-def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8") -> None:
+def _create_temp(path: Path) -> tuple[int, str]:
+    """Create ``.<name>.<random>.tmp`` beside ``path`` exclusively (``O_EXCL``, never
+    following a planted link); returns (fd, name). What ``tempfile.mkstemp`` does, but
+    importing tempfile (shutil, random, compression modules) costs milliseconds on every
+    prompt's hook."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(str(path.parent), f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def atomic_write_text(
+    path: Path, text: str, *, encoding: str = "utf-8", durable: bool = True
+) -> None:
     # newline="" semantics: the caller's line endings are written exactly as given.
-    atomic_write_bytes(path, text.encode(encoding))
+    atomic_write_bytes(path, text.encode(encoding), durable=durable)
 
 
-def write_json_atomic(path: Path, obj: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+def write_json_atomic(path: Path, obj: Any, *, durable: bool = True) -> None:
+    data = (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    atomic_write_bytes(path, data, durable=durable)
 
 
 def read_json_object(path: Path) -> dict[str, Any] | None:

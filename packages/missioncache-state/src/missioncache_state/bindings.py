@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.paths import projects_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 
 def binding_path(session_id: Any) -> Path | None:
@@ -37,6 +40,7 @@ def write_session_binding(session_id: Any, project_name: str, task_id: int | Non
             "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
             "sessionId": session_id,
         },
+        durable=False,  # rebuilt by the next SessionStart; not worth an fsync per session
     )
     return True
 

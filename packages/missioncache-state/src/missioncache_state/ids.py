@@ -8,7 +8,10 @@ validate is treated as absent rather than "cleaned" into a path.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _TERMINAL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

@@ -5,11 +5,14 @@ pre-compact failure), under ``<state>/<kind>/<session-id>.json`` or ``<state>/<n
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.paths import state_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
 
 _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
@@ -36,7 +39,7 @@ def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
     path = state_file(kind, session_id)
     if path is None:
         return False
-    write_json_atomic(path, data)
+    write_json_atomic(path, data, durable=False)  # small, rebuildable: no fsync wait
     return True
 
 

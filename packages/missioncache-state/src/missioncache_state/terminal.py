@@ -26,7 +26,7 @@ def write_terminal_session(env: Mapping[str, str], session_id: str) -> Path | No
     if sid is None or name is None:
         return None
     path = term_sessions_dir() / name
-    atomic_write_text(path, sid + "\n")
+    atomic_write_text(path, sid + "\n", durable=False)  # rewritten every session start
     from missioncache_state.hooks_state_db import record_term_session
 
     record_term_session(name, sid)

@@ -7,7 +7,7 @@ only for what they touch.
 
 from __future__ import annotations
 
-from importlib import import_module
+import sys
 
 _EXPORTS = {
     "find_edits": "edits",
@@ -35,7 +35,9 @@ def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
+    qualified = f"{__name__}.{module}"
+    __import__(qualified)  # not importlib: that package costs an import of its own
+    value = getattr(sys.modules[qualified], name)
     globals()[name] = value
     return value
 

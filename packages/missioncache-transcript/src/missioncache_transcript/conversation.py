@@ -30,10 +30,13 @@ The rules, for Claude Code 2.1.x (data model section 9, contract section 7):
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Union
 
-Record = Dict[str, Any]
-Content = Union[str, List[Dict[str, Any]]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any, Dict, List, Optional, Union
+
+    Record = Dict[str, Any]
+    Content = Union[str, List[Dict[str, Any]]]
 
 _OUTPUT_PREFIXES = (
     "<local-command-stdout>",

@@ -7,11 +7,18 @@ named one of the editing tools, is.
 
 from __future__ import annotations
 
-from typing import Iterable, List, NamedTuple, Optional
+from collections import namedtuple
 
-from .conversation import Record, blocks_of, role_of
+from .conversation import blocks_of, role_of
 from .exchange import current_exchange
-from .reverse_reader import DEFAULT_MAX_BYTES, PathLike
+from .reverse_reader import DEFAULT_MAX_BYTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Iterable, List, Optional
+
+    from .conversation import Record
+    from .reverse_reader import PathLike
 
 # Tool name -> the input key holding the edited file's path.
 EDIT_TOOLS = {
@@ -22,11 +29,11 @@ EDIT_TOOLS = {
 }
 
 
-class Edit(NamedTuple):
-    """One edit: the tool and the file it targeted (None if the input names no path)."""
+class Edit(namedtuple("Edit", "tool file_path")):
+    """One edit: the tool (str) and the file it targeted (None if the input names no
+    path). ``collections.namedtuple``: typing costs milliseconds on every hook run."""
 
-    tool: str
-    file_path: Optional[str]
+    __slots__ = ()
 
 
 def edit_of(block: dict) -> Optional[Edit]:

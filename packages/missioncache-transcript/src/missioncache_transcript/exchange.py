@@ -7,24 +7,28 @@ what the exchange costs; the byte budget bounds the walk when no prompt is in re
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Tuple
+from collections import namedtuple
 
-from .conversation import Record, is_prompt
+from .conversation import is_prompt
 from .records import iter_records_reversed
-from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES, PathLike
+from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Optional
+
+    from .reverse_reader import PathLike
 
 
-class Exchange(NamedTuple):
+class Exchange(namedtuple("Exchange", "prompt records truncated")):
     """The records after the last prompt, oldest first (sidechain records left out).
 
     ``prompt`` is the prompt record, or None when none was found: the file is missing or
-    empty, holds no prompt yet, or ``truncated`` says the byte budget ran out first (then
-    ``records`` holds only what was within the budget).
+    empty, holds no prompt yet, or ``truncated`` (bool) says the byte budget ran out first
+    (then ``records``, a tuple, holds only what was within the budget).
     """
 
-    prompt: Optional[Record]
-    records: Tuple[Record, ...]
-    truncated: bool
+    __slots__ = ()
 
 
 def current_exchange(

@@ -8,16 +8,16 @@ of what they find there. Anything that is not one JSON object on one line is ski
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterator, Optional
 
-from .reverse_reader import (
-    DEFAULT_BLOCK_SIZE,
-    DEFAULT_MAX_BYTES,
-    PathLike,
-    ReverseLineReader,
-)
+from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES, ReverseLineReader
 
-Record = Dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any, Dict, Iterator, Optional
+
+    from .reverse_reader import PathLike
+
+    Record = Dict[str, Any]
 
 
 def parse_record(line: bytes) -> Optional[Record]:

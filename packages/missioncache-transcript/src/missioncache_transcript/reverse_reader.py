@@ -13,12 +13,15 @@ whole before anyone decodes it.
 from __future__ import annotations
 
 import os
-from typing import BinaryIO, Iterator, Union
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import BinaryIO, Iterator, Union
+
+    PathLike = Union[str, os.PathLike[str]]
 
 DEFAULT_BLOCK_SIZE = 64 * 1024
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
-
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 class ReverseLineReader:

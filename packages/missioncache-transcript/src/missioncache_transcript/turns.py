@@ -7,29 +7,35 @@ stops at a prompt once it holds n prompts and n replies, so every reply it keeps
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from collections import namedtuple
 
-from .conversation import Record, is_prompt, message_id, prompt_text, role_of, text_parts
+from .conversation import is_prompt, message_id, prompt_text, role_of, text_parts
 from .records import iter_records_reversed
-from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES, PathLike
+from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Dict, List, Optional, Tuple
+
+    from .conversation import Record
+    from .reverse_reader import PathLike
 
 ELLIPSIS = "…"
 
 
-class Turn(NamedTuple):
-    """A prompt (``role="user"``) or an assistant text reply, cut to the caller's limit."""
+class Turn(namedtuple("Turn", "role text timestamp")):
+    """A prompt (``role="user"``) or an assistant text reply, cut to the caller's limit;
+    ``timestamp`` is the record's text timestamp or None. ``collections.namedtuple``:
+    typing costs milliseconds on every hook run."""
 
-    role: str
-    text: str
-    timestamp: Optional[str]
+    __slots__ = ()
 
 
-class RecentTurns(NamedTuple):
-    """Turns oldest first; ``truncated`` when the byte budget ran out before n prompts and
-    n replies were found."""
+class RecentTurns(namedtuple("RecentTurns", "turns truncated")):
+    """Turns (a tuple) oldest first; ``truncated`` when the byte budget ran out before n
+    prompts and n replies were found."""
 
-    turns: Tuple[Turn, ...]
-    truncated: bool
+    __slots__ = ()
 
 
 class _Reply:

@@ -1,0 +1,142 @@
+"""activity_tracker.py as a real process of the built plugin.
+
+The heartbeat is written by a detached child the hook does not wait for, so tests poll
+(bounded) for its row. Absence is shown by firing a counted prompt AFTER the skipped one
+and waiting for that row: by then a wrongly started child would long have written too.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+SID = "sess-a"
+BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
+MISTYPED = [
+    {"session_id": 7},
+    {"cwd": 3},
+    {"transcript_path": {"a": 1}},
+    {"hook_event_name": 5},
+    {"prompt": 12},
+    {"agent_id": 9},
+]
+HOSTILE_IDS = ["../../etc/passwd", "a/b", "..", "s" * 300, "x\x00y", "-lead"]
+
+
+def wait_for(check, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for the heartbeat child")
+
+
+@pytest.fixture
+def heartbeats(query):
+    return lambda: query("SELECT session_id, context FROM heartbeats ORDER BY id")
+
+
+@pytest.fixture
+def prompt(hook):
+    def run(text, sid=SID, **options):
+        done = hook({"session_id": sid, "hook_event_name": "UserPromptSubmit", "prompt": text},
+                    **options)  # fmt: skip
+        assert done.stdout == ""  # nothing ever for Claude
+        return done
+
+    return run
+
+
+def marker(prompt, heartbeats, count):
+    """Fire a counted prompt under a marker session and wait until ``count`` rows exist."""
+    prompt("marker prompt", sid="marker")
+    return wait_for(lambda: len(heartbeats()) >= count and heartbeats())
+
+
+def test_counted_prompt_records_one_heartbeat(prompt, heartbeats, mc_task, tracked_repo):
+    done = prompt("please refactor the parser")
+    assert done.silent()
+    rows = wait_for(heartbeats)
+    assert rows == [(SID, f'{{"cwd": "{tracked_repo}"}}')]
+
+
+@pytest.mark.parametrize(
+    "text", ["/help", "/missioncache:save", "!ls", "yes", "N", "exit", "  ", ""]
+)
+def test_skipped_prompts_record_nothing(prompt, heartbeats, mc_task, text):
+    prompt(text)
+    rows = marker(prompt, heartbeats, 1)
+    assert rows == [("marker", rows[0][1])]
+
+
+def test_subagent_prompt_records_nothing(hook, prompt, heartbeats, mc_task):
+    hook({"session_id": SID, "prompt": "work inside an agent", "agent_id": "a123"})
+    assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
+
+
+def test_list_form_prompt_is_flattened(prompt, heartbeats, mc_task):
+    prompt([{"type": "image", "source": {}}, {"type": "text", "text": "describe this"}])
+    prompt([{"type": "image", "source": {}}], sid="image-only")  # no text: skipped
+    rows = marker(prompt, heartbeats, 2)
+    assert sorted(sid for sid, _ in rows) == ["marker", SID]
+
+
+def test_hostile_or_inherited_session_ids_are_not_used(prompt, heartbeats, mc_task):
+    for sid in HOSTILE_IDS:
+        prompt("real work here", sid=sid, env={"CLAUDE_SESSION_ID": "inherited-1"})
+    rows = wait_for(lambda: len(heartbeats()) >= len(HOSTILE_IDS) and heartbeats())
+    assert {sid for sid, _ in rows} == {None}
+
+
+def test_existing_pythonpath_is_kept_behind_the_bundle(prompt, heartbeats, mc_task, tmp_path):
+    shadow = tmp_path / "shadow" / "missioncache_db"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise SystemExit('shadowed')\n")
+    prompt("work with a PYTHONPATH set", env={"PYTHONPATH": str(shadow.parent)})
+    assert [sid for sid, _ in wait_for(heartbeats)] == [SID]
+
+
+def test_no_task_records_nothing(prompt, heartbeats, mc_task, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    prompt("work outside any task", cwd=elsewhere)
+    assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
+
+
+def test_locked_database_spools_the_heartbeat_instead_of_dropping_it(
+    prompt, heartbeats, mc_env, mc_task, mc_cli
+):
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"), isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        prompt("work while another writer holds the lock")
+        spooled = wait_for(lambda: list((mc_env.data_root / "spool").glob("*.jsonl")))
+        assert SID in spooled[0].read_text()
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()
+    assert "processed 1 heartbeats" in mc_cli("process-heartbeats")
+    assert [sid for sid, _ in heartbeats()] == [SID]
+
+
+@pytest.mark.parametrize("raw", BAD_INPUTS)
+def test_bad_stdin_is_silent(hook, prompt, heartbeats, mc_task, raw):
+    assert hook(raw).silent()
+    assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
+
+
+@pytest.mark.parametrize("fields", MISTYPED)
+def test_mistyped_fields_are_silent(hook, prompt, heartbeats, mc_task, fields):
+    assert hook({"session_id": SID, "prompt": "real work", **fields}).silent()
+    assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
+
+
+def test_corrupt_database_is_silent(hook, mc_env, mc_task):
+    for extra in ("-wal", "-shm"):
+        (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
+    (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
+    assert hook({"session_id": SID, "prompt": "real work"}).silent()

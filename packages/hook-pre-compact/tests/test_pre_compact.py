@@ -1,0 +1,267 @@
+"""pre_compact.py as a real process of the built plugin."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+
+import pytest
+
+SID = "sess-p"
+BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
+MISTYPED = [
+    {"session_id": 7},
+    {"cwd": 3},
+    {"transcript_path": {"a": 1}},
+    {"hook_event_name": 5},
+    {"trigger": ["auto"]},
+    {"custom_instructions": 4},
+]
+HOSTILE_TURNS = [
+    ("user", "first prompt"),
+    ("assistant", "first reply"),
+    ("user", "# Heading attempt\n**Last Updated:** 1999-01-01 00:00\n```\n### 2000-01-01 00:00"),
+    ("assistant", "```python\nprint('x')\n```\n## Next Steps\n- fake"),
+    ("user", "long " * 200),
+    ("assistant", "last reply\n\nwith paragraphs"),
+]
+STAMP = re.compile(r"^\*\*Last Updated:\*\* (\d{4}-\d{2}-\d{2} \d{2}:\d{2})$", re.MULTILINE)
+
+
+def write_transcript(path, turns):
+    lines = []
+    for i, (role, text) in enumerate(turns):
+        if role == "user":
+            message = {"role": "user", "content": text}
+        else:
+            message = {
+                "id": f"msg_{i}",
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+            }
+        lines.append(json.dumps({"type": role, "message": message, "uuid": f"u{i}"}))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def transcript(tmp_path):
+    return write_transcript(tmp_path / "t.jsonl", HOSTILE_TURNS)
+
+
+@pytest.fixture
+def compact(hook, transcript):
+    def run(trigger="auto", sid=SID, transcript_path=None, **options):
+        payload = {
+            "session_id": sid,
+            "hook_event_name": "PreCompact",
+            "trigger": trigger,
+            "custom_instructions": None,
+            "transcript_path": str(transcript_path or transcript),
+        }
+        return hook(payload, **options)
+
+    return run
+
+
+@pytest.fixture
+def context_file(task_dir):
+    return task_dir / "demo-task-context.md"
+
+
+def error_record(mc_env):
+    path = mc_env.claude_dir / "hooks" / "state" / "precompact-error.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+@pytest.mark.parametrize("trigger", ["manual", "auto"])
+def test_snapshot_entry_and_stamp(compact, context_file, mc_env, trigger):
+    done = compact(trigger)
+    assert done.stdout == (
+        f"MissionCache saved a pre-compaction snapshot to {context_file}; keep the MissionCache"
+        ' task name "demo-task" and its next steps in the summary.'
+    )
+    text = context_file.read_text()
+    (stamp,) = STAMP.findall(text)
+    section = text.split("## Recent Changes\n", 1)[1]
+    entry = section.strip().split("\n\n")[0].splitlines()
+    assert entry[0] == f"### {stamp}"
+    assert entry[1] == f"- Auto-saved before compaction ({stamp}, {trigger})"
+    snapshot = entry[2:]
+    assert [line.split(":", 1)[0] for line in snapshot] == ["  - User", "  - Claude"] * 3
+    assert snapshot[0] == "  - User: first prompt"
+    assert snapshot[-1] == "  - Claude: last reply with paragraphs"
+    assert all(len(line) <= 320 for line in snapshot)
+    assert snapshot[4].endswith("…")
+    assert error_record(mc_env) is None
+
+
+def test_snapshot_text_never_becomes_structure(compact, context_file):
+    """Headings, fences and stamps in prompts and replies stay inside one-line bullets:
+    the only new heading is the entry's own, and there is still exactly one stamp."""
+    before = context_file.read_text()
+    compact()
+    text = context_file.read_text()
+    (stamp,) = STAMP.findall(text)
+
+    def headings(t):
+        return [line for line in t.splitlines() if line.startswith("#")]
+
+    assert sorted(headings(text)) == sorted([*headings(before), f"### {stamp}"])
+    assert not any(line.lstrip().startswith(("```", "~~~")) for line in text.splitlines())
+    assert [line for line in text.splitlines() if "Next Steps" in line.split(":")[0]] == [
+        "## Next Steps"
+    ]
+
+
+def test_second_compaction_adds_a_newer_entry_on_top(compact, context_file):
+    compact("manual")
+    compact("auto")
+    text = context_file.read_text()
+    assert text.count("- Auto-saved before compaction") == 2
+    section = text.split("## Recent Changes\n", 1)[1]
+    assert section.index(", auto)") < section.index(", manual)")
+
+
+def test_missing_recent_changes_section_is_created_at_the_end(compact, context_file):
+    context_file.write_text(
+        "# Demo Task - Context\n\n**Last Updated:** 2020-01-01 00:00\n\n## Notes\nx\n"
+    )
+    compact()
+    text = context_file.read_text()
+    assert text.index("## Notes") < text.index("## Recent Changes")
+    assert "2020-01-01" not in text
+
+
+def test_missing_transcript_still_saves_the_bullet(compact, context_file, tmp_path):
+    compact(transcript_path=tmp_path / "nope.jsonl")
+    text = context_file.read_text()
+    line = next(x for x in text.splitlines() if "Auto-saved" in x)
+    following = text.split(line, 1)[1].lstrip("\n").splitlines()[0]
+    assert not following.startswith("  - ")
+
+
+def test_heartbeats_are_processed(compact, mc_task, execute, query):
+    for minute in (0, 3):
+        execute(
+            "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, processed)"
+            " VALUES (?, ?, ?, ?, 's0', 0)",
+            (
+                os.urandom(8).hex(),
+                mc_task.id,
+                f"2020-01-01 10:0{minute}:00",
+                1577872800.0 + 60 * minute,
+            ),
+        )
+    compact()
+    assert query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+    assert query("SELECT heartbeat_count FROM sessions") == [(2,)]
+
+
+def test_missing_context_file_records_an_error(compact, context_file, mc_env, mc_task):
+    context_file.unlink()
+    done = compact(trigger="manual")
+    assert done.stdout.startswith("MissionCache could not save a pre-compaction snapshot;")
+    record = error_record(mc_env)
+    assert record["task"] == "demo-task" and record["task_id"] == mc_task.id
+    assert record["session_id"] == SID
+    assert "context file" in record["error"] and "FileNotFoundError" in record["error"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", record["time"])
+    assert not context_file.exists()  # never created
+
+
+def test_non_utf8_context_file_is_left_untouched(compact, context_file, mc_env):
+    original = b"# Ctx\n**Last Updated:** 2020-01-01 00:00\n\xff\xfe broken\n"
+    context_file.write_bytes(original)
+    compact()
+    assert context_file.read_bytes() == original
+    assert "NotUtf8Error" in error_record(mc_env)["error"]
+
+
+def test_held_file_lock_times_out_and_is_recorded(
+    compact, context_file, mc_env, python_with_plugin
+):
+    """Another writer holds the context file's lock longer than our bounded wait."""
+    holder = python_with_plugin(
+        "import sys, time\n"
+        "from missioncache_state.lock import FileLock\n"
+        "with FileLock(sys.argv[1], timeout=5):\n"
+        "    print('held', flush=True)\n"
+        "    time.sleep(30)\n",
+        str(context_file),
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        before = context_file.read_bytes()
+        done = compact(timeout=25)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.stdout.startswith("MissionCache could not save")
+    assert context_file.read_bytes() == before
+    assert "LockTimeout" in error_record(mc_env)["error"]
+
+
+def test_locked_database_past_the_busy_timeout_is_recorded(compact, context_file, mc_env, query):
+    """The snapshot is saved, the heartbeat folding fails after its bounded wait."""
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"), isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        done = compact(timeout=29)
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()
+    assert done.stdout.startswith("MissionCache saved a pre-compaction snapshot")
+    assert "Auto-saved before compaction" in context_file.read_text()
+    record = error_record(mc_env)
+    assert "heartbeats" in record["error"] and "locked" in record["error"]
+
+
+def test_no_task_no_output_no_write(compact, context_file, tmp_path, mc_env):
+    before = context_file.read_bytes()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert compact(cwd=elsewhere).silent()
+    assert context_file.read_bytes() == before
+    assert error_record(mc_env) is None
+
+
+def test_no_database_is_silent(hook, mc_env):
+    assert hook({"session_id": SID, "trigger": "auto"}).silent()
+    assert not (mc_env.data_root / "tasks.db").exists()
+
+
+def test_unknown_trigger_is_labelled_not_copied(compact, context_file):
+    compact(trigger="## injected")
+    assert "(" in context_file.read_text() and "## injected" not in context_file.read_text()
+    assert ", unknown)" in context_file.read_text()
+
+
+@pytest.mark.parametrize("sid", ["../../x", "a/b", "s" * 300])
+def test_hostile_session_id_is_absent(compact, context_file, sid):
+    assert compact(sid=sid).stdout.startswith("MissionCache saved")
+
+
+def test_corrupt_database_is_silent(compact, mc_env, context_file):
+    before = context_file.read_bytes()
+    for extra in ("-wal", "-shm"):
+        (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
+    (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
+    assert compact().silent()
+    assert context_file.read_bytes() == before
+
+
+@pytest.mark.parametrize("raw", BAD_INPUTS)
+def test_bad_stdin_is_silent(hook, context_file, raw):
+    before = context_file.read_bytes()
+    assert hook(raw).silent()
+    assert context_file.read_bytes() == before
+
+
+@pytest.mark.parametrize("fields", MISTYPED)
+def test_mistyped_fields_are_silent(hook, context_file, fields):
+    before = context_file.read_bytes()
+    assert hook({"session_id": SID, "trigger": "auto", **fields}).silent()
+    assert context_file.read_bytes() == before

@@ -1,0 +1,287 @@
+"""session_start.py as a real process of the built plugin."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+SID = "sess-1"
+BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
+MISTYPED = [
+    {"session_id": 7},
+    {"session_id": ["s1"]},
+    {"cwd": 3},
+    {"transcript_path": {"a": 1}},
+    {"hook_event_name": 5},
+    {"source": 1},
+]
+HOSTILE_IDS = ["../../etc/passwd", "a/b", "..", ".", "s" * 300, "x\x00y", "-lead", " "]
+
+
+def start(hook, source="startup", sid=SID, **options):
+    """Fire SessionStart; ``options`` (cwd, env, timeout) go to the process runner."""
+    payload = {"session_id": sid, "hook_event_name": "SessionStart", "source": source}
+    return hook(payload, **options)
+
+
+def context_of(done) -> str:
+    out = done.json["hookSpecificOutput"]
+    assert out["hookEventName"] == "SessionStart"
+    return out["additionalContext"]
+
+
+def binding(mc_env, sid=SID):
+    path = mc_env.claude_dir / "hooks" / "state" / "projects" / f"{sid}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def installed_rule(mc_env):
+    return mc_env.claude_dir / "rules" / "missioncache.md"
+
+
+# -- the banner ------------------------------------------------------------------------------
+
+
+def test_banner_for_the_repositorys_task(hook, mc_env, mc_task, task_dir):
+    done = start(hook)
+    assert done.json["systemMessage"] == "MissionCache: tracking demo-task (0s invested)"
+    context = context_of(done)
+    for needle in (
+        "Active Task Detected",
+        "demo-task",
+        f"(id {mc_task.id})",
+        "**Status:** active",
+        "**Time invested:** 0s",
+        f"**Session:** {SID}",
+        str(task_dir / "demo-task-context.md"),
+        str(task_dir / "demo-task-tasks.md"),
+        "/missioncache:load",
+        "mcp__plugin_missioncache_pm__update_tasks_file",
+        "TaskCreate",
+    ):
+        assert needle in context, needle
+    assert "JIRA" not in context
+    assert "Where the work stands" not in context  # no digest on startup
+    assert binding(mc_env) == {
+        "projectName": "demo-task",
+        "taskId": mc_task.id,
+        "sessionId": SID,
+        "updated": binding(mc_env)["updated"],
+    }
+
+
+def test_banner_shows_jira_key_and_time_invested(hook, mc_cli, tracked_repo, query, execute):
+    mc_cli("create-task", "jira-task", "--repo", str(tracked_repo), "--jira", "PROJ-42")
+    ((task_id,),) = query("SELECT id FROM tasks WHERE name = 'jira-task'")
+    # Two heartbeats 5 minutes apart, long ago: one closed work session, 5m + the 2m tail.
+    for minute in (0, 5):
+        execute(
+            "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, processed)"
+            " VALUES (?, ?, ?, ?, 's0', 0)",
+            (
+                os.urandom(8).hex(),
+                task_id,
+                f"2020-01-01 10:0{minute}:00",
+                1577872800.0 + 60 * minute,
+            ),
+        )
+    done = start(hook)
+    assert "**JIRA:** PROJ-42" in context_of(done)
+    assert "**Time invested:** 7m" in context_of(done)
+    assert done.json["systemMessage"] == "MissionCache: tracking jira-task (7m invested)"
+    assert query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+
+
+@pytest.mark.parametrize("source", ["compact", "resume", "clear"])
+def test_digest_of_the_context_file_after_compact_resume_clear(hook, mc_task, task_dir, source):
+    context_file = task_dir / "demo-task-context.md"
+    text = context_file.read_text()
+    text = text.replace("## Next Steps\n", "## Next Steps\n- finish the parser\n")
+    text = text.replace(
+        "## Recent Changes\n", "## Recent Changes\n\n### 2099-01-01 09:00\n- newest\n"
+    )
+    context_file.write_text(text)
+    context = context_of(start(hook, source))
+    assert "Active Task Detected" in context
+    assert "Where the work stands" in context
+    assert "- finish the parser" in context
+    assert "### 2099-01-01 09:00\n- newest" in context
+    assert "Task created" not in context  # only the newest entry
+    assert f"({source})" in context
+
+
+def test_resume_output_differs_from_startup(hook, mc_task):
+    assert start(hook, "startup").stdout != start(hook, "resume").stdout
+
+
+def test_digest_is_bounded(hook, mc_task, task_dir):
+    context_file = task_dir / "demo-task-context.md"
+    huge = "\n".join(f"- step {i} " + "x" * 80 for i in range(2000))
+    context_file.write_text(
+        context_file.read_text().replace("## Next Steps\n", f"## Next Steps\n{huge}\n")
+    )
+    context = context_of(start(hook, "compact"))
+    digest = context.split("Where the work stands", 1)[1]
+    assert len(digest) < 3200 and "[... truncated]" in digest
+
+
+def test_digest_skipped_when_context_file_is_missing_or_not_utf8(hook, mc_task, task_dir):
+    context_file = task_dir / "demo-task-context.md"
+    context_file.write_bytes(b"## Next Steps\n- \xff\xfe\n")
+    context = context_of(start(hook, "compact"))
+    assert "Active Task Detected" in context and "Where the work stands" not in context
+    context_file.unlink()
+    context = context_of(start(hook, "compact"))
+    assert "Active Task Detected" in context and "Where the work stands" not in context
+
+
+def test_explicit_binding_wins_over_the_cwd(hook, mc_cli, mc_env, mc_task, make_task, tmp_path):
+    other = make_task("other-task")
+    mc_cli("bind", SID, "other-task")
+    context = context_of(start(hook))
+    assert "other-task" in context and f"(id {other.id})" in context
+    assert binding(mc_env)["taskId"] == other.id
+
+
+def test_no_task_means_no_output(hook, mc_env, mc_task, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert start(hook, cwd=str(elsewhere)).stdout == ""
+    assert binding(mc_env) is None
+    assert installed_rule(mc_env).is_file()
+
+
+def test_no_database_means_no_output_and_no_database(hook, mc_env):
+    assert start(hook).silent()
+    assert not (mc_env.data_root / "tasks.db").exists()
+    assert installed_rule(mc_env).is_file()
+
+
+# -- several tasks -----------------------------------------------------------------------------
+
+
+def test_several_active_tasks_are_named_with_how_to_choose(
+    hook, mc_env, mc_task, make_task, tracked_repo
+):
+    for i in range(6):
+        make_task(f"extra-{i}", tracked_repo)
+    done = start(hook)
+    context = context_of(done)
+    assert "7 active tasks" in context
+    assert "demo-task, extra-0, extra-1, extra-2, extra-3, +2 more" in context
+    assert "/missioncache:load <name>" in context
+    assert "Active Task Detected" not in context
+    assert binding(mc_env) is None
+
+
+def test_two_active_tasks_are_both_named(hook, mc_task, make_task, tracked_repo):
+    make_task("second", tracked_repo)
+    context = context_of(start(hook))
+    assert "2 active tasks (demo-task, second)" in context and "more" not in context
+
+
+# -- terminal map and rules ---------------------------------------------------------------------
+
+
+def test_terminal_session_mapping_file_and_row(hook, mc_env, mc_task):
+    start(hook, env={"TERM_SESSION_ID": "w0t1p0:ABC-123"})
+    mapped = mc_env.claude_dir / "hooks" / "state" / "term-sessions" / "w0t1p0-ABC-123"
+    assert mapped.read_text().strip() == SID
+    conn = sqlite3.connect(str(mc_env.claude_dir / "hooks-state.db"))
+    rows = conn.execute("SELECT term_session_id, session_id FROM term_sessions").fetchall()
+    conn.close()
+    assert rows == [("w0t1p0-ABC-123", SID)]
+
+
+def test_rules_installed_user_file_kept_symlink_replaced(hook, mc_env, built_plugin, tmp_path):
+    rules = mc_env.claude_dir / "rules"
+    rules.mkdir()
+    bundled = (built_plugin / "rules" / "missioncache.md").read_bytes()
+    target = tmp_path / "legacy-target.md"
+    target.write_bytes(b"legacy target\n")
+    os.symlink(target, rules / "missioncache.md")
+    start(hook)
+    assert not os.path.islink(rules / "missioncache.md")
+    assert (rules / "missioncache.md").read_bytes() == bundled
+    assert target.read_bytes() == b"legacy target\n"
+    # identical: left alone
+    before = os.stat(rules / "missioncache.md")
+    start(hook)
+    after = os.stat(rules / "missioncache.md")
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+    # user-owned (marker removed): never touched
+    (rules / "missioncache.md").write_bytes(b"# my own rules\n")
+    start(hook)
+    assert (rules / "missioncache.md").read_bytes() == b"# my own rules\n"
+
+
+@pytest.mark.parametrize("raw", BAD_INPUTS)
+def test_bad_stdin_is_silent_but_rules_install(hook, mc_env, mc_task, raw):
+    assert hook(raw).silent()
+    assert installed_rule(mc_env).is_file()
+
+
+@pytest.mark.parametrize("fields", MISTYPED)
+def test_mistyped_fields_are_silent(hook, mc_env, mc_task, fields):
+    done = hook({"session_id": SID, "source": "startup", **fields})
+    assert done.silent()
+    assert binding(mc_env) is None
+
+
+@pytest.mark.parametrize("sid", HOSTILE_IDS)
+def test_hostile_session_id_is_treated_as_absent(hook, mc_env, mc_task, sid):
+    done = start(hook, sid=sid, env={"TERM_SESSION_ID": "tab-1"})
+    assert "Active Task Detected" in context_of(done)  # the cwd still resolves the task
+    assert "**Session:** unknown" in context_of(done)
+    state = mc_env.claude_dir / "hooks" / "state"
+    assert not (state / "projects").exists() or os.listdir(state / "projects") == []
+    assert not (state / "term-sessions").exists()
+    outside = {p.name for p in mc_env.home.parent.iterdir()}
+    assert outside <= {"home", "work", "built"}  # nothing written beside the HOME
+
+
+def test_corrupt_database_is_silent_and_rules_still_install(hook, mc_env, mc_task):
+    db = mc_env.data_root / "tasks.db"
+    for extra in ("-wal", "-shm"):
+        (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
+    db.write_bytes(b"garbage, not a database" * 200)
+    installed_rule(mc_env).unlink(missing_ok=True)
+    assert start(hook).stdout == ""
+    assert installed_rule(mc_env).is_file()
+
+
+def test_locked_database_does_not_block_the_banner_for_long(hook, mc_env, mc_task):
+    """A writer holding tasks.db: the banner still comes (reads work in WAL); the
+    heartbeat folding just waits its bounded busy timeout and is skipped."""
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"), isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        done = start(hook, timeout=9)
+    finally:
+        conn.execute("ROLLBACK")
+        conn.close()
+    assert "Active Task Detected" in context_of(done)
+
+
+# -- pending pre-compact failure ----------------------------------------------------------------
+
+
+def test_pending_precompact_error_is_reported_once(hook, mc_env, mc_task):
+    state = mc_env.claude_dir / "hooks" / "state"
+    state.mkdir(parents=True)
+    record = {"task": "demo-task", "error": "LockTimeout: lock busy", "time": "2026-01-02 03:04"}
+    (state / "precompact-error.json").write_text(json.dumps(record))
+    done = start(hook)
+    message = done.json["systemMessage"]
+    assert message.startswith("MissionCache: tracking demo-task")
+    assert "pre-compaction snapshot of demo-task at 2026-01-02 03:04" in message
+    assert "LockTimeout: lock busy" in message
+    assert "LockTimeout: lock busy" in context_of(done)
+    assert "/missioncache:save" in context_of(done)
+    assert not (state / "precompact-error.json").exists()
+    again = start(hook)
+    assert "pre-compaction" not in again.json["systemMessage"]
+    assert "LockTimeout" not in context_of(again)

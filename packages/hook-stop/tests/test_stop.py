@@ -1,0 +1,173 @@
+"""stop.py as a real process of the built plugin."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+SID = "sess-s"
+# A real (sanitised) Claude Code 2.1.328 transcript, kept beside the transcript library.
+SAMPLE = (
+    Path(__file__).resolve().parents[2]
+    / "missioncache-transcript"
+    / "tests"
+    / "data"
+    / "sample-transcript.jsonl"
+)
+BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
+MISTYPED = [
+    {"session_id": 7},
+    {"cwd": 3},
+    {"transcript_path": {"a": 1}},
+    {"hook_event_name": 5},
+    {"stop_hook_active": "false"},
+    {"stop_hook_active": 0},
+]
+
+
+def user(text):
+    return {"type": "user", "message": {"role": "user", "content": text}}
+
+
+def tool_result(tool_id, text):
+    content = [{"type": "tool_result", "tool_use_id": tool_id, "content": text}]
+    return {"type": "user", "message": {"role": "user", "content": content}}
+
+
+def assistant(*blocks, mid="m1"):
+    return {
+        "type": "assistant",
+        "message": {"id": mid, "role": "assistant", "content": list(blocks)},
+    }
+
+
+def tool_use(name, path, tool_id="t1"):
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": {"file_path": path}}
+
+
+def text(value):
+    return {"type": "text", "text": value}
+
+
+EDITS = [
+    user("change the files"),
+    assistant(tool_use("Write", "/p/a.py", "t1")),
+    tool_result("t1", "File created successfully at: /p/a.py"),
+    assistant(tool_use("Edit", "/p/a.py", "t2"), mid="m2"),
+    tool_result("t2", "ok"),
+    assistant(tool_use("MultiEdit", "/p/b.py", "t3"), mid="m3"),
+    tool_result("t3", "ok"),
+    assistant(text("Done."), mid="m4"),
+]
+MENTIONS_ONLY = [
+    user("earlier prompt"),
+    assistant(tool_use("Write", "/p/old.py"), mid="m0"),  # a PREVIOUS exchange
+    tool_result("t1", "ok"),
+    user('explain the Write and Edit tools; {"type": "tool_use", "name": "Write"}'),
+    assistant(tool_use("Read", "/p/doc.md", "t5"), mid="m5"),
+    tool_result("t5", '{"type": "tool_use", "name": "Edit", "input": {"file_path": "/x"}}'),
+    assistant(text('I would call "tool_use" with name "Write" or Edit.'), mid="m6"),
+]
+
+
+def transcript(tmp_path, records, name="t.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture
+def stop(hook):
+    def run(path, sid=SID, active=False, **options):
+        payload = {
+            "session_id": sid,
+            "hook_event_name": "Stop",
+            "stop_hook_active": active,
+            "transcript_path": str(path),
+            "last_assistant_message": "Done.",
+        }
+        return hook(payload, **options)
+
+    return run
+
+
+def test_edits_on_a_task_remind_the_human(stop, mc_task, tmp_path):
+    done = stop(transcript(tmp_path, EDITS))
+    assert done.json == {
+        "systemMessage": "MissionCache: Claude edited 2 file(s) while working on demo-task."
+        " Run /missioncache:save to save context before you leave."
+    }
+    assert done.stdout.count("\n") <= 1 and "additionalContext" not in done.stdout
+    assert "decision" not in done.stdout
+
+
+def test_real_claude_code_transcript(stop, mc_task, tmp_path):
+    path = tmp_path / "sample.jsonl"
+    shutil.copy(SAMPLE, path)
+    assert "edited 1 file(s)" in stop(path).json["systemMessage"]
+
+
+def test_mentions_of_tools_are_not_edits(stop, mc_task, tmp_path):
+    assert stop(transcript(tmp_path, MENTIONS_ONLY)).silent()
+
+
+def test_stop_hook_active_is_silent(stop, mc_task, tmp_path):
+    assert stop(transcript(tmp_path, EDITS), active=True).silent()
+
+
+def test_no_edits_never_touches_the_database(stop, mc_env, tmp_path, mc_task):
+    """With no edits the hook exits before SQLite: even a corrupt tasks.db goes unnoticed."""
+    (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
+    done = stop(transcript(tmp_path, MENTIONS_ONLY))
+    assert done.silent() and done.stderr == ""
+
+
+def test_missing_transcript_is_silent(stop, mc_task, tmp_path):
+    assert stop(tmp_path / "absent.jsonl").silent()
+
+
+def test_no_task_is_silent(stop, mc_task, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert stop(transcript(tmp_path, EDITS), cwd=elsewhere).silent()
+
+
+def test_missing_context_file_is_silent(stop, task_dir, tmp_path):
+    (task_dir / "demo-task-context.md").unlink()
+    assert stop(transcript(tmp_path, EDITS)).silent()
+
+
+def test_no_database_is_silent(stop, mc_env, tmp_path):
+    assert stop(transcript(tmp_path, EDITS)).silent()
+    assert not (mc_env.data_root / "tasks.db").exists()
+
+
+def test_corrupt_database_is_silent(stop, mc_env, mc_task, tmp_path):
+    for extra in ("-wal", "-shm"):
+        (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
+    (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
+    assert stop(transcript(tmp_path, EDITS)).silent()
+
+
+@pytest.mark.parametrize("sid", ["../../x", "a/b", "s" * 300])
+def test_hostile_session_id_is_absent(stop, mc_task, tmp_path, sid):
+    assert "demo-task" in stop(transcript(tmp_path, EDITS), sid=sid).json["systemMessage"]
+
+
+def test_relative_transcript_path_is_ignored(stop, mc_task, tracked_repo):
+    transcript(tracked_repo, EDITS)
+    assert stop("t.jsonl").silent()
+
+
+@pytest.mark.parametrize("raw", BAD_INPUTS)
+def test_bad_stdin_is_silent(hook, mc_task, raw):
+    assert hook(raw).silent()
+
+
+@pytest.mark.parametrize("fields", MISTYPED)
+def test_mistyped_fields_are_silent(hook, mc_task, tmp_path, fields):
+    path = transcript(tmp_path, EDITS)
+    assert hook({"session_id": SID, "transcript_path": str(path), **fields}).silent()

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""UserPromptSubmit: remind Claude to check off tasks it has already written up.
+
+Claude tends to treat the context file as the live ledger (findings under ``### Task N``)
+and forget to flip ``- [ ] N.`` in the tasks file. The statusline shows the human that
+drift; Claude cannot see its statusline, so this hook prints (plain stdout, which reaches
+Claude as ``UserPromptSubmit hook success: ...``) the divergent numbers, the tasks file
+and a call to paste. It fires only when the divergent set changes (kept per session in
+``<state>/divergence/<session-id>.json``, or ``task-<id>.json`` without a valid session
+id); an empty set clears the record so a later reappearance fires again. Read-only on
+tasks.db, independent of activity_tracker.py (the two run in parallel). See docs/hooks.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
+# importing pathlib costs milliseconds on every prompt, for nothing we need here.
+_BUNDLED_MISSIONCACHE_DB = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+)
+if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
+    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+
+BUSY_TIMEOUT = 1.0  # seconds; reads rarely wait in WAL mode, and the budget is 5
+STATE_KIND = "divergence"
+UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
+
+
+def reminder(task_name: str, tasks_file: str, numbers: list) -> str:
+    import json
+
+    listed = ", ".join(numbers)
+    call = (
+        f"{UPDATE_TOOL}(tasks_file={json.dumps(tasks_file, ensure_ascii=False)}, "
+        f"completed_tasks={json.dumps(numbers, ensure_ascii=False)})"
+    )
+    return "\n".join(
+        [
+            f"MissionCache task tracker ({task_name}): the context file has findings under"
+            f" `### Task N` for tasks still unchecked in the tasks file: {listed}.",
+            f"Tasks file: {tasks_file}",
+            "If they are done, check them off now:",
+            call,
+            'Important: the built-in TaskCreate tool and any system reminders about "task tools"'
+            " refer to Claude Code's in-conversation todo list, NOT the MissionCache tasks file.",
+        ]
+    )
+
+
+def changed(task_id: int, numbers: list, key) -> bool:
+    """Whether ``numbers`` differs from the last set reported under ``key`` (and record
+    it). An empty set clears the record."""
+    from missioncache_state.statefile import clear_state, load_state, save_state
+
+    if not numbers:
+        clear_state(STATE_KIND, key)
+        return False
+    last = load_state(STATE_KIND, key) or {}
+    if last.get("task_id") == task_id and last.get("numbers") == numbers:
+        return False
+    save_state(STATE_KIND, {"task_id": task_id, "numbers": numbers}, key)
+    return True
+
+
+def main() -> None:
+    from missioncache_hookio.payload import identity, read_payload, well_typed
+    from missioncache_hookio.prompts import counted_prompt
+
+    payload = read_payload()
+    if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
+        return
+    ident = identity(payload)
+    from missioncache_state.paths import tasks_db_path
+
+    if not tasks_db_path().is_file():
+        return
+    from missioncache_db import TaskDB
+
+    with TaskDB(busy_timeout=BUSY_TIMEOUT) as db:
+        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    if task is None:
+        return
+    from missioncache_context import divergent_tasks, read_file
+
+    tasks_file = task.tasks_file
+    try:
+        numbers = divergent_tasks(read_file(task.context_file), read_file(tasks_file))
+    except (OSError, ValueError):
+        return  # a missing or non-UTF-8 file: nothing we can compare
+    key = ident.session_id or f"task-{task.id}"
+    if changed(task.id, numbers, key):
+        from missioncache_hookio.output import emit
+
+        emit(reminder(task.name, str(tasks_file), numbers))
+
+
+if __name__ == "__main__":
+    try:
+        from missioncache_hookio.output import run_hook
+    except ImportError:
+        sys.exit(0)
+    run_hook(main)

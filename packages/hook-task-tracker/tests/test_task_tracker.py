@@ -1,0 +1,170 @@
+"""task_tracker.py as a real process of the built plugin."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SID = "sess-t"
+BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
+MISTYPED = [
+    {"session_id": 7},
+    {"cwd": 3},
+    {"transcript_path": {"a": 1}},
+    {"hook_event_name": 5},
+    {"prompt": 12},
+    {"agent_id": 9},
+]
+TASKS = (
+    "# Demo Task - Tasks\n\n## Tasks\n- [ ] 1. one\n- [x] 2. two\n- [ ] 3. three\n"
+    "  - [ ] 3.1. sub\n- [ ] 54a. lettered\n"
+)
+CONTEXT = "# Demo Task - Context\n\n**Last Updated:** 2026-01-01 10:00\n\n## Findings\n"
+
+
+@pytest.fixture
+def files(task_dir):
+    context, tasks = task_dir / "demo-task-context.md", task_dir / "demo-task-tasks.md"
+    tasks.write_text(TASKS)
+
+    def write(*headings, tasks_text=None):
+        context.write_text(CONTEXT + "".join(f"\n{h}\nnotes\n" for h in headings))
+        if tasks_text is not None:
+            tasks.write_text(tasks_text)
+        return tasks
+
+    return write
+
+
+@pytest.fixture
+def prompt(hook):
+    def run(text="keep going with the work", sid=SID, **options):
+        payload = {"session_id": sid, "hook_event_name": "UserPromptSubmit", "prompt": text}
+        return hook(payload, **options).stdout
+
+    return run
+
+
+def test_reminder_lists_divergent_tasks_with_a_pasteable_call(prompt, files):
+    tasks = files("### Task 1: parser", "### task 54a", "### Task 2", "### Task 3.1")
+    out = prompt()
+    call = (
+        "mcp__plugin_missioncache_pm__update_tasks_file("
+        f'tasks_file="{tasks}", completed_tasks=["1", "3.1", "54a"])'
+    )
+    assert call in out.splitlines()
+    assert f"Tasks file: {tasks}" in out
+    assert ": 1, 3.1, 54a." in out
+    assert out.rstrip().endswith("NOT the MissionCache tasks file.")
+    assert "TaskCreate" in out
+
+
+def test_fenced_headings_do_not_count(prompt, files):
+    files("```\n### Task 1\n```", "~~~md\n### Task 3\n~~~")
+    assert prompt() == ""
+
+
+def test_fires_only_when_the_set_changes(prompt, files):
+    files("### Task 1", "### Task 3")
+    assert '["1", "3"]' in prompt()
+    assert prompt() == ""  # same set: quiet
+    assert prompt() == ""
+    files("### Task 1", "### Task 3", "### Task 54a")
+    assert '["1", "3", "54a"]' in prompt()  # grew
+    files("### Task 1")
+    assert 'completed_tasks=["1"]' in prompt()  # shrank but not empty: a change
+    assert prompt() == ""
+
+
+def test_empty_set_clears_so_a_reappearance_fires_again(prompt, files, mc_env):
+    files("### Task 1")
+    assert '["1"]' in prompt()
+    state = mc_env.claude_dir / "hooks" / "state" / "divergence" / f"{SID}.json"
+    assert json.loads(state.read_text())["numbers"] == ["1"]
+    files()
+    assert prompt() == ""
+    assert not state.exists()
+    files("### Task 1")
+    assert '["1"]' in prompt()
+
+
+def test_state_is_per_session(prompt, files):
+    files("### Task 1")
+    assert prompt(sid="one")
+    assert prompt(sid="two")
+    assert prompt(sid="one") == ""
+
+
+@pytest.mark.parametrize("sid", ["../../x", "a/b", "s" * 300, None])
+def test_without_a_valid_session_id_state_is_kept_by_task(prompt, files, mc_env, mc_task, sid):
+    files("### Task 3")
+    assert '["3"]' in prompt(sid=sid)
+    assert prompt(sid=sid) == ""
+    state = mc_env.claude_dir / "hooks" / "state" / "divergence"
+    assert sorted(p.name for p in state.iterdir()) == [f"task-{mc_task.id}.json"]
+
+
+@pytest.mark.parametrize("text", ["/help", "!ls", "yes", "   "])
+def test_skipped_prompts_are_silent(prompt, files, text):
+    files("### Task 1")
+    assert prompt(text) == ""
+    assert '["1"]' in prompt()  # the state was not touched by the skipped prompt
+
+
+def test_subagent_prompts_are_silent(hook, files):
+    files("### Task 1")
+    assert hook({"session_id": SID, "prompt": "work", "agent_id": "a1"}).silent()
+
+
+def test_list_form_prompt_is_counted(prompt, files):
+    files("### Task 1")
+    assert '["1"]' in prompt([{"type": "text", "text": "go on"}])
+
+
+def test_no_divergence_no_output(prompt, files):
+    files("### Task 2", "### Task 9")  # 2 is done, 9 does not exist
+    assert prompt() == ""
+
+
+def test_missing_or_undecodable_files_are_silent(prompt, files, task_dir):
+    files("### Task 1")
+    (task_dir / "demo-task-tasks.md").write_bytes(b"- [ ] 1. \xff\n")
+    assert prompt() == ""
+    (task_dir / "demo-task-tasks.md").unlink()
+    assert prompt() == ""
+    files("### Task 1", tasks_text=TASKS)
+    (task_dir / "demo-task-context.md").unlink()
+    assert prompt() == ""
+
+
+def test_no_task_no_output(prompt, files, tmp_path):
+    files("### Task 1")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert prompt(cwd=elsewhere) == ""
+
+
+def test_no_database_is_silent_and_creates_none(hook, mc_env):
+    assert hook({"session_id": SID, "prompt": "work"}).silent()
+    assert not (mc_env.data_root / "tasks.db").exists()
+
+
+def test_corrupt_database_is_silent(hook, files, mc_env):
+    files("### Task 1")
+    for extra in ("-wal", "-shm"):
+        (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
+    (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
+    assert hook({"session_id": SID, "prompt": "work"}).silent()
+
+
+@pytest.mark.parametrize("raw", BAD_INPUTS)
+def test_bad_stdin_is_silent(hook, files, raw):
+    files("### Task 1")
+    assert hook(raw).silent()
+
+
+@pytest.mark.parametrize("fields", MISTYPED)
+def test_mistyped_fields_are_silent(hook, files, fields):
+    files("### Task 1")
+    assert hook({"session_id": SID, "prompt": "work", **fields}).silent()

@@ -1,0 +1,53 @@
+"""Turning any failure into the one sentence a tool or command reports.
+
+Claude reads these messages and a user may see them: a traceback or a multi-line library
+message helps neither. Library errors that carry a useful message (ValueError from the
+task database, NotUtf8Error, LockTimeout) keep it; anything unexpected is named by type.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MAX_LENGTH = 400
+
+
+class PmError(Exception):
+    """A failure the caller can act on, worded as one sentence."""
+
+
+def sentence(error: BaseException) -> str:
+    """One line, ending with a full stop, at most ``MAX_LENGTH`` characters."""
+    from missioncache_context.update import NotUtf8Error
+    from missioncache_state.lock import LockTimeout
+
+    if isinstance(error, (PmError, NotUtf8Error)):
+        text = str(error)
+    elif isinstance(error, LockTimeout):
+        text = f"The file is locked by another writer ({error}); try again in a moment"
+    elif isinstance(error, FileNotFoundError):
+        text = f"No such file: {error.filename or error}"
+    elif isinstance(error, sqlite3.Error):
+        text = f"The task database is unavailable ({error})"
+    elif isinstance(error, ValueError):
+        text = str(error)
+    elif isinstance(error, OSError):
+        text = f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
+    elif isinstance(error, ImportError):
+        text = (
+            f"MissionCache's libraries could not be loaded ({error}); reinstall the plugin "
+            "or set MISSIONCACHE_PLUGIN_ROOT"
+        )
+    else:
+        text = f"Unexpected {type(error).__name__}: {error}"
+    return finish(text)
+
+
+def finish(text: str) -> str:
+    """Collapse whitespace (no line breaks), cap the length, end with a full stop."""
+    text = " ".join(str(text).split()) or "Unknown error"
+    if len(text) > MAX_LENGTH:
+        text = text[: MAX_LENGTH - 3].rstrip() + "..."
+    if text[-1] not in ".!?":
+        text += "."
+    return text[0].upper() + text[1:]

@@ -1,0 +1,214 @@
+"""The real Claude Code CLI, offline against the fake model, with the BUILT plugin.
+
+Claude Code starts the ``pm`` server itself, exactly as plugin.json declares it:
+``uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm" missioncache-pm``. uvx installs ``mcp``
+from PyPI on first use; the runs share the developer's uv cache (UV_CACHE_DIR) so only the
+first one downloads. Everything else (HOME, ~/.claude, ~/.missioncache) is private to the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from missioncache_harness.claude_cli import (
+    marketplace_add,
+    plugin_install,
+    requires_claude,
+    run_turn,
+)
+from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
+
+pytestmark = [pytest.mark.conformance, requires_claude]
+
+TOOL = "mcp__plugin_missioncache_pm__"
+TOOLS = ("update_tasks_file", "update_context_file", "find_task_for_directory", "get_task")
+MCP_START_TIMEOUT = 300.0  # a cold uv cache downloads mcp and its dependencies
+
+
+def _uv_cache() -> str | None:
+    """The developer's uv cache, found before any test changes HOME."""
+    if os.environ.get("UV_CACHE_DIR"):
+        return os.environ["UV_CACHE_DIR"]
+    uv = shutil.which("uv")
+    if uv is None:
+        return None
+    done = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() or None
+
+
+UV_CACHE = _uv_cache()
+
+
+class Box:
+    """A private HOME holding ~/.claude and ~/.missioncache, and a git repository."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.home = tmp / "home"
+        self.root = self.home / ".missioncache"
+        self.repo = (tmp / "work" / "shop").resolve()
+        (self.repo / "src").mkdir(parents=True)
+        self.root.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(self.repo)], check=True, timeout=30)
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = {
+            "MISSIONCACHE_ROOT": str(self.root),
+            "MCP_TIMEOUT": str(int(MCP_START_TIMEOUT * 1000)),
+        }
+        if UV_CACHE:
+            env["UV_CACHE_DIR"] = UV_CACHE
+        return env
+
+    def turn(self, prompt, api, plugin=None, extra_args=()):
+        plugins = [plugin] if plugin else []
+        return run_turn(
+            prompt,
+            home=self.home,
+            cwd=self.repo,
+            fake_api=api,
+            plugin_dirs=plugins,
+            env_extra=self.env,
+            extra_args=list(extra_args),
+            timeout=MCP_START_TIMEOUT + 120,
+        ).check()
+
+
+@pytest.fixture
+def box(tmp_path, monkeypatch) -> Box:
+    made = Box(tmp_path)
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(made.root))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(made.home / ".claude"))
+    return made
+
+
+def tool_results(api) -> list[dict]:
+    """Each tool result once (every later request repeats the conversation so far)."""
+    found: dict[str, dict] = {}
+    for request in api.main_requests():
+        for result in request.tool_results():
+            found.setdefault(result.get("tool_use_id"), result)
+    return list(found.values())
+
+
+def result_text(result: dict) -> str:
+    content = result.get("content")
+    if isinstance(content, list):
+        return "\n".join(block.get("text", "") for block in content if isinstance(block, dict))
+    return str(content)
+
+
+def test_claude_checks_an_item_off_through_the_uvx_launched_server(box, built_plugin):
+    from missioncache_db import TaskDB
+
+    with TaskDB() as db:
+        task = db.create_task("demo", repo=box.repo)
+    task.tasks_file.write_text("# Demo - Tasks\n\n- [ ] 1. Parse\n- [ ] 2. Test\n")
+    call = {"tasks_file": str(task.tasks_file), "completed_tasks": [2], "new_tasks": ["Ship"]}
+    script = [[Text("Updating."), ToolUse(TOOL + "update_tasks_file", call)], "Done."]
+    with FakeAnthropicAPI(script) as api:
+        box.turn("mark 2 done", api, built_plugin, ["--allowedTools", TOOL + "update_tasks_file"])
+    [result] = tool_results(api)
+    assert not result.get("is_error"), result
+    assert "Marked done: 2. Test." in result_text(result)
+    assert "Added: 3. Ship." in result_text(result)
+    assert (
+        task.tasks_file.read_text()
+        == "# Demo - Tasks\n\n- [ ] 1. Parse\n- [x] 2. Test\n- [ ] 3. Ship\n"
+    )
+    announced = "\n".join(api.model_texts())
+    for name in TOOLS:
+        assert TOOL + name in announced  # listed to the model as available (deferred) tools
+    assert "## plugin:missioncache:pm" in announced  # the server's instructions reach it
+
+
+def test_without_permission_the_tool_is_refused_in_print_mode(box, built_plugin):
+    """What a -p run without --allowedTools (or a command's allowed-tools) gets."""
+    from missioncache_db import TaskDB
+
+    with TaskDB() as db:
+        task = db.create_task("demo", repo=box.repo)
+    before = task.tasks_file.read_text()
+    call = {"tasks_file": str(task.tasks_file), "new_tasks": ["x"]}
+    with FakeAnthropicAPI([[ToolUse(TOOL + "update_tasks_file", call)], "ok"]) as api:
+        run = box.turn("add x", api, built_plugin)
+    [result] = tool_results(api)
+    assert result.get("is_error") and "permission" in result_text(result)
+    assert run.result["permission_denials"][0]["tool_name"] == TOOL + "update_tasks_file"
+    assert task.tasks_file.read_text() == before
+
+
+def _marketplace(tmp_path: Path, plugin: Path) -> Path:
+    market = tmp_path / "market"
+    shutil.copytree(plugin, market / "missioncache")
+    catalog = {
+        "name": "mc-local",
+        "owner": {"name": "MissionCache tests"},
+        "metadata": {"description": "MissionCache, built from this checkout"},
+        "plugins": [{"name": "missioncache", "source": "./missioncache", "description": "MC"}],
+    }
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    return market
+
+
+def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, built_plugin, tmp_path):
+    """A new user's path: install from a marketplace, then /missioncache:new, :save, :load."""
+    marketplace_add(_marketplace(tmp_path, built_plugin), home=box.home).check()
+    plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
+    task_dir = box.root / "active" / "checkout-flow"
+
+    # /missioncache:new <name> [JIRA]: creates the task for this repository, binds the session.
+    with FakeAnthropicAPI(["Created."]) as api:
+        new = box.turn("/missioncache:new checkout-flow SHOP-9", api)
+    [report] = api.find_texts("MISSIONCACHE: Created task checkout-flow.")
+    assert f"**Repository:** {box.repo}" in report.text and "**JIRA:** SHOP-9" in report.text
+    binding = json.loads(
+        (box.home / ".claude/hooks/state/projects" / f"{new.session_id}.json").read_text()
+    )
+    assert binding["projectName"] == "checkout-flow"
+    context, tasks = task_dir / "checkout-flow-context.md", task_dir / "checkout-flow-tasks.md"
+    tasks.write_text(
+        "# Checkout Flow - Tasks\n\n## Tasks\n\n- [ ] 1. Cart page\n- [ ] 2. Payment\n"
+    )
+
+    # /missioncache:save: Claude updates both files through the pm tools the command allows.
+    script = [
+        [
+            Text("Saving."),
+            ToolUse(
+                TOOL + "update_context_file",
+                {
+                    "context_file": str(context),
+                    "recent_change": ["Built the cart page"],
+                    "next_steps": ["Payment form", "Receipts"],
+                },
+            ),
+        ],
+        [ToolUse(TOOL + "update_tasks_file", {"tasks_file": str(tasks), "completed_tasks": ["1"]})],
+        "Saved.",
+    ]
+    with FakeAnthropicAPI(script) as api:
+        box.turn("/missioncache:save cart done", api)
+    assert api.find_texts("MISSIONCACHE: saving task checkout-flow.")
+    assert api.find_texts("User's note for this save (may be empty): cart done")
+    results = tool_results(api)
+    assert [r.get("is_error") for r in results] == [None, None], results
+    assert "- [x] 1. Cart page\n- [ ] 2. Payment\n" in tasks.read_text()
+    saved = context.read_text()
+    assert "## Next Steps\n\n- Payment form\n- Receipts\n" in saved
+    assert re.search(r"### \d{4}-\d\d-\d\d \d\d:\d\d\n- Built the cart page\n", saved)
+
+    # /missioncache:load <name> in a new session: bound, files shown to Claude in the prompt.
+    with FakeAnthropicAPI(["Loaded."]) as api:
+        load = box.turn("/missioncache:load checkout-flow", api)
+    [loaded] = api.find_texts("MISSIONCACHE: loaded task checkout-flow.")
+    assert f"This session ({load.session_id}) is now bound to checkout-flow." in loaded.text
+    assert "- Built the cart page" in loaded.text and "- [x] 1. Cart page" in loaded.text

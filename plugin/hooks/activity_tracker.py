@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""UserPromptSubmit: one heartbeat per counted prompt, for time tracking. Prints nothing.
+
+The heartbeat is written by ``python -m missioncache_db heartbeat-auto`` in a CHILD
+process that this hook starts and does not wait for. Why: this runs on every prompt's
+hot path, and recording needs the tasks.db write lock, which other sessions and tools
+may hold. Waiting for it here would delay the prompt; instead the child (stdin, stdout
+and stderr on /dev/null, no inherited descriptors, its own session; started by
+``missioncache_hookio.spawn`` without importing subprocess) carries on after we exit, and
+Claude Code does not wait for a background child that holds none of its pipes (contract
+4.1). The child bounds itself: a ~0.75 s SQLite busy timeout after which the heartbeat
+is spooled (never dropped), and a hard 2-second wall (SIGALRM) for anything else. The
+child gets PYTHONPATH = the bundled library dir (prepended), CLAUDE_SESSION_ID = the
+validated session id (removed when invalid), cwd = the project directory.
+
+Skipped: slash/shell commands, control words, empty prompts, subagent prompts
+(missioncache_hookio.prompts). See docs/hooks.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
+# importing pathlib costs milliseconds on every prompt, for nothing we need here.
+_BUNDLED_MISSIONCACHE_DB = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+)
+if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
+    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+
+
+def child_env(session_id) -> dict:
+    """Our environment plus where the child finds the library and which session it is."""
+    env = dict(os.environ)
+    if os.path.isdir(_BUNDLED_MISSIONCACHE_DB):
+        existing = env.get("PYTHONPATH")
+        parts = [_BUNDLED_MISSIONCACHE_DB] + ([existing] if existing else [])
+        env["PYTHONPATH"] = os.pathsep.join(parts)
+    if session_id:
+        env["CLAUDE_SESSION_ID"] = session_id
+    else:
+        env.pop("CLAUDE_SESSION_ID", None)  # never let an inherited value stand in
+    return env
+
+
+def main() -> None:
+    from missioncache_hookio.payload import identity, read_payload, well_typed
+    from missioncache_hookio.prompts import counted_prompt
+
+    payload = read_payload()
+    if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
+        return
+    ident = identity(payload)
+    from missioncache_hookio.spawn import spawn_detached
+
+    argv = [sys.executable, "-m", "missioncache_db", "heartbeat-auto"]
+    spawn_detached(argv, ident.cwd, child_env(ident.session_id))
+
+
+if __name__ == "__main__":
+    try:
+        from missioncache_hookio.output import run_hook
+    except ImportError:
+        sys.exit(0)
+    run_hook(main)

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""PreCompact (manual /compact and auto): leave a trace in the task's context file before
+the conversation is summarised, then fold heartbeats into work sessions.
+
+Under the context file's lock (bounded), it stamps ``**Last Updated:**`` and adds a
+``### YYYY-MM-DD HH:MM`` Recent Changes entry: ``- Auto-saved before compaction (<when>,
+<trigger>)`` with the last few prompts and replies as one-line sub-bullets (newlines
+collapsed, cut short, behind a label) so no transcript text can become markdown structure.
+
+Stdout becomes the compaction's "Additional Instructions" (and on manual /compact the
+human sees it), so it is one short line. Never exit 2, never a block decision or JSON. A
+failure is recorded (state ``precompact-error``) for the next SessionStart to report.
+See docs/hooks.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
+# importing pathlib costs milliseconds on every hook run, for nothing we need here.
+_BUNDLED_MISSIONCACHE_DB = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+)
+if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
+    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+
+LOCK_TIMEOUT = 5.0  # seconds for the context file's lock
+BUSY_TIMEOUT = 20.0  # seconds for tasks.db; the hook's budget is 30
+SNAPSHOT_TURNS = 3
+SNAPSHOT_CHARS = 300
+ERROR_KIND = "precompact-error"
+TRIGGERS = ("manual", "auto")
+
+
+def one_line(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNAPSHOT_CHARS else flat[: SNAPSHOT_CHARS - 1].rstrip() + "…"
+
+
+def snapshot(transcript) -> list:
+    """The last prompts and replies as indented sub-bullets, each one labelled line."""
+    from missioncache_transcript import recent_turns
+
+    try:
+        turns = recent_turns(transcript, SNAPSHOT_TURNS, None)
+    except Exception:  # an unreadable transcript costs the snapshot, never the save
+        return []
+    labels = {"user": "User", "assistant": "Claude"}
+    return [f"  - {labels.get(t.role, 'Turn')}: {one_line(t.text)}" for t in turns if t.text]
+
+
+def save_snapshot(task, trigger: str, transcript) -> str:
+    """Write the entry; returns the context file written."""
+    from missioncache_context import format_when, record_change, update_file
+
+    when = format_when()
+    body = [f"- Auto-saved before compaction ({when}, {trigger})", *snapshot(transcript)]
+    result = update_file(
+        task.context_file, lambda text: record_change(text, body, when=when), timeout=LOCK_TIMEOUT
+    )
+    return str(result.path)
+
+
+def describe(error: BaseException) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())[:300]
+
+
+def record_failure(task, errors: list, session_id) -> None:
+    from missioncache_context import format_when
+    from missioncache_state.statefile import save_state
+
+    record = {
+        "task": task.name,
+        "task_id": task.id,
+        "error": "; ".join(errors),
+        "time": format_when(),
+        "session_id": session_id,
+    }
+    save_state(ERROR_KIND, record)
+
+
+def main() -> None:
+    from missioncache_hookio.output import emit
+    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+
+    payload = read_payload()
+    if payload is None or not well_typed(payload):
+        return
+    ident = identity(payload)
+    trigger = text_field(payload, "trigger")
+    trigger = trigger if trigger in TRIGGERS else "unknown"
+    from missioncache_state.paths import tasks_db_path
+
+    if not tasks_db_path().is_file():
+        return
+    from missioncache_db import TaskDB
+
+    with TaskDB(busy_timeout=BUSY_TIMEOUT) as db:
+        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+        if task is None:
+            return
+        errors, saved = [], None
+        try:
+            saved = save_snapshot(task, trigger, ident.transcript_path)
+        except Exception as error:  # lock timeout, missing file, not UTF-8, write failed
+            errors.append(f"context file: {describe(error)}")
+        try:
+            db.process_heartbeats()
+        except Exception as error:  # sqlite3.OperationalError past the busy timeout
+            errors.append(f"heartbeats: {describe(error)}")
+    if errors:
+        record_failure(task, errors, ident.session_id)
+    keep = f'keep the MissionCache task name "{task.name}" and its next steps in the summary.'
+    if saved:
+        emit(f"MissionCache saved a pre-compaction snapshot to {saved}; {keep}")
+    else:
+        emit(f"MissionCache could not save a pre-compaction snapshot; {keep}")
+
+
+if __name__ == "__main__":
+    try:
+        from missioncache_hookio.output import run_hook
+    except ImportError:
+        sys.exit(0)
+    run_hook(main)

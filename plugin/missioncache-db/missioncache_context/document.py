@@ -1,0 +1,178 @@
+"""A markdown text seen as lines, with fences, headings and byte-exact splicing.
+
+Every edit in this package is a splice: one region of the original string is replaced (or a
+block is inserted) and everything else is copied verbatim. That is how we guarantee the user's
+notes survive: line endings, trailing whitespace, a missing final newline, odd characters -
+whatever we did not mean to touch is not touched.
+
+Only ``\\n`` ends a line (a ``\\r`` before it belongs to the ending). Lines we add use the
+file's dominant ending, so CRLF files stay CRLF.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .fences import scan_fences
+
+BOM = "\ufeff"
+_ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|\Z)(.*)\Z", re.DOTALL)
+_CLOSING_HASHES = re.compile(r"(?:\A|[ \t]+)#+\Z")
+
+
+def split_bom(text: str) -> tuple[str, str]:
+    """(BOM or "", rest): structure is matched on the rest, the BOM is put back on write."""
+    return (BOM, text[1:]) if text.startswith(BOM) else ("", text)
+
+
+def dominant_newline(text: str) -> str:
+    """``\\r\\n`` when most line endings are CRLF, otherwise ``\\n`` (also for no endings)."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf > text.count("\n") - crlf else "\n"
+
+
+def parse_heading(content: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading line, or None. ``#tag`` is not a heading."""
+    if "#" not in content[:4]:  # cheap pre-check: a heading's # is within 3 spaces of the start
+        return None
+    match = _ATX.match(content)
+    if match is None:
+        return None
+    title = _CLOSING_HASHES.sub("", match.group(2).strip()).strip()
+    return len(match.group(1)), title
+
+
+class Doc:
+    """One parse of a text: lines with endings, their contents, offsets and fence map."""
+
+    def __init__(self, text: str) -> None:
+        self.bom, self.body = split_bom(text)
+        self.nl = dominant_newline(self.body)
+        self.lines = _split(self.body)
+        self.starts: list[int] = []
+        offset = 0
+        for line in self.lines:
+            self.starts.append(offset)
+            offset += len(line)
+        self.contents = [_content(line) for line in self.lines]
+        self.fences = scan_fences(self.contents)
+        self._headings: list[tuple[int, str] | None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def fenced(self, index: int) -> bool:
+        return self.fences.inside[index]
+
+    def blank(self, index: int) -> bool:
+        return not self.contents[index].strip()
+
+    def heading(self, index: int) -> tuple[int, str] | None:
+        """The heading on line ``index`` when it is structure (not inside a fence)."""
+        return self._parsed_headings()[index]
+
+    def _parsed_headings(self) -> list[tuple[int, str] | None]:
+        """Every line's heading, parsed once: section and entry lookups ask about the same
+        lines again and again (each block end scans forward), and a hook edits a context
+        file of hundreds of lines on the user's time."""
+        if self._headings is None:
+            inside = self.fences.inside
+            self._headings = [
+                None if inside[index] else parse_heading(content)
+                for index, content in enumerate(self.contents)
+            ]
+        return self._headings
+
+    def headings(self) -> list[tuple[int, int, str]]:
+        """(line index, level, title) of every heading outside fences, in order."""
+        return [
+            (index, parsed[0], parsed[1])
+            for index, parsed in enumerate(self._parsed_headings())
+            if parsed is not None
+        ]
+
+    def block_end(self, start: int, max_level: int) -> int:
+        """Index of the first heading after ``start`` with level <= ``max_level`` (or EOF)."""
+        for index in range(start + 1, len(self.lines)):
+            parsed = self.heading(index)
+            if parsed is not None and parsed[0] <= max_level:
+                return index
+        return len(self.lines)
+
+    def text_of(self, start: int, end: int) -> str:
+        """Lines ``start:end`` joined with ``\\n``, surrounding blank lines dropped."""
+        contents = list(self.contents[start:end])
+        while contents and not contents[0].strip():
+            contents.pop(0)
+        while contents and not contents[-1].strip():
+            contents.pop()
+        return "\n".join(contents)
+
+    def line_end(self, index: int) -> int:
+        """Offset just past line ``index`` including its ending."""
+        return self.starts[index] + len(self.lines[index])
+
+    def splice(self, start: int, end: int, new: str) -> str:
+        """The full text (BOM kept) with ``body[start:end]`` replaced by ``new``."""
+        return self.bom + self.body[:start] + new + self.body[end:]
+
+    def replace_many(self, edits: Sequence[tuple[int, int, str]]) -> str:
+        """The full text with several non-overlapping ``(start, end, new)`` body edits."""
+        pieces, previous = [self.bom], 0
+        for start, end, new in sorted(edits):
+            pieces += [self.body[previous:start], new]
+            previous = end
+        pieces.append(self.body[previous:])
+        return "".join(pieces)
+
+    def insert_lines(self, index: int, block: Sequence[str], *, separate: bool = True) -> str:
+        """Insert ``block`` (line contents) before line ``index`` (``len(doc)`` = at the end).
+
+        With ``separate``, a blank line is added on each side where the neighbour is not
+        already blank, so the block never glues onto a paragraph or list. If a fence is still
+        open at the insertion point (only possible at the end of a file whose fence never
+        closes) its closer is inserted first, or the new lines would be swallowed as code.
+        """
+        new = list(block)
+        if separate and index < len(self.lines) and not self.blank(index):
+            new.append("")
+        closer = self.fences.open_before(index)
+        if closer is not None:
+            new[:0] = [closer, ""] if separate else [closer]
+        elif separate and index > 0 and not self.blank(index - 1):
+            new.insert(0, "")
+        if index < len(self.lines):
+            return self.splice(self.starts[index], self.starts[index], _joined(new, self.nl))
+        if self.body and not self.body.endswith("\n"):
+            # The file has no final newline: end our addition the same way.
+            return self.splice(len(self.body), len(self.body), self.nl + self.nl.join(new))
+        return self.splice(len(self.body), len(self.body), _joined(new, self.nl))
+
+
+def _joined(lines: Sequence[str], nl: str) -> str:
+    return "".join(line + nl for line in lines)
+
+
+def _split(body: str) -> list[str]:
+    """Lines with their endings; only ``\\n`` splits (unlike ``str.splitlines``)."""
+    parts = body.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _content(line: str) -> str:
+    if line.endswith("\n"):
+        line = line[:-1]
+    return line[:-1] if line.endswith("\r") else line
+
+
+def split_input_lines(value: str | Sequence[str]) -> list[str]:
+    """Caller-supplied lines, each split further on any newline so none smuggles one in."""
+    items = [value] if isinstance(value, str) else list(value)
+    lines: list[str] = []
+    for item in items:
+        lines.extend(re.split(r"\r\n|\r|\n", str(item)))
+    return lines

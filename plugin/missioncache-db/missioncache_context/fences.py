@@ -1,0 +1,79 @@
+"""Fenced code blocks: which lines are text, never structure.
+
+A user's notes often quote markdown (a sample context file, a heading, a checklist) inside
+``` or ~~~ fences. Treating those quotes as structure would make us edit the quote instead of
+the real section, so every reader and editor first asks this module which lines are fenced.
+
+Rules (the CommonMark subset that matters here): an opener is 3+ backticks or tildes indented
+0-3 spaces, optionally followed by an info string (a backtick opener's info string may not
+contain a backtick). The closer uses the same character, is at least as long, is indented 0-3
+spaces and carries nothing but trailing spaces/tabs. An unclosed fence runs to end of file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_OPENER = re.compile(r" {0,3}(`{3,}|~{3,})(.*)\Z", re.DOTALL)
+_CLOSER = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\Z")
+
+
+class FenceMap:
+    """Per-line fence facts for one document.
+
+    ``inside[i]`` is True when line ``i`` belongs to a fence (opener, body or closer).
+    ``pending[i]`` is the closing line that would end the fence still open after line ``i``
+    (None when no fence is open there); editors use it so an insertion at the end of a file
+    whose fence never closes does not disappear into that fence.
+    """
+
+    __slots__ = ("inside", "pending")
+
+    def __init__(self, inside: list[bool], pending: list[str | None]) -> None:
+        self.inside = inside
+        self.pending = pending
+
+    def open_before(self, index: int) -> str | None:
+        """The closer needed before line ``index`` (None when not inside an open fence)."""
+        return self.pending[index - 1] if index > 0 else None
+
+
+def _opener(line: str) -> str | None:
+    match = _OPENER.match(line)
+    if match is None:
+        return None
+    run, info = match.group(1), match.group(2)
+    if run[0] == "`" and "`" in info:
+        return None  # CommonMark: not a fence, e.g. ```inline` code```
+    return run
+
+
+def _closes(line: str, run: str) -> bool:
+    match = _CLOSER.match(line)
+    if match is None:
+        return False
+    closer = match.group(1)
+    return closer[0] == run[0] and len(closer) >= len(run)
+
+
+def scan_fences(lines: Sequence[str]) -> FenceMap:
+    """Map fences over ``lines`` (line contents without their line endings)."""
+    inside: list[bool] = []
+    pending: list[str | None] = []
+    run: str | None = None
+    for line in lines:
+        if run is None:
+            run = _opener(line)
+            inside.append(run is not None)
+        else:
+            inside.append(True)
+            if _closes(line, run):
+                run = None
+        pending.append(run)
+    return FenceMap(inside, pending)
+
+
+def fenced_lines(lines: Sequence[str]) -> list[bool]:
+    """True for each line that is inside a fence (including its opener and closer)."""
+    return scan_fences(lines).inside

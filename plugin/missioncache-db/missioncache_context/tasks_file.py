@@ -1,0 +1,185 @@
+"""Reading and minimally editing a ``<name>-tasks.md`` checklist (data-model section 8).
+
+Items are ``- [ ] N. text`` / ``- [x] N. text`` (``X`` too; ``*``/``+`` bullets; any indent
+for sub-items such as ``  - [ ] 1.2. text``). Items inside fenced code are text. Checking an
+item changes exactly one character; appending inserts whole lines and nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import namedtuple
+from collections.abc import Iterable
+
+from .document import Doc
+from .numbers import NUMBER, normalize_number, top_level_integer
+
+_ITEM = re.compile(
+    r"(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+\[(?P<mark>[ xX])\](?=[ \t]|\Z)[ \t]*"
+    r"(?:(?P<number>" + NUMBER + r")\.(?=[ \t]|\Z)[ \t]*)?(?P<text>.*?)[ \t]*\Z",
+    re.DOTALL,
+)
+_LIST_START = re.compile(r"(?:[-*+]|\d+[.)])(?:[ \t]|\Z)")
+
+
+class TaskItem(namedtuple("TaskItem", "number text done line")):
+    """One checklist item: normalised ``number`` (None when the item has none), its
+    ``text``, whether it is ``done``, and the 0-based ``line`` index in the file."""
+
+    __slots__ = ()
+
+
+class MarkResult(namedtuple("MarkResult", "text matched unmatched already_done")):
+    """Outcome of :func:`mark_done`: the new ``text``; the selectors that ``matched`` an item
+    (flipped now or already checked), those ``unmatched``; ``already_done`` is the subset of
+    matched selectors whose item was checked before (nothing to flip)."""
+
+    __slots__ = ()
+
+
+class AppendResult(namedtuple("AppendResult", "text numbers")):
+    """Outcome of :func:`append_items`: the new ``text`` and the ``numbers`` given."""
+
+    __slots__ = ()
+
+
+def _scan(doc: Doc) -> list[tuple[TaskItem, int, str, str]]:
+    """(item, offset of its check mark, indent, bullet) for each item outside fences."""
+    found = []
+    for index, content in enumerate(doc.contents):
+        if doc.fenced(index):
+            continue
+        match = _ITEM.match(content)
+        if match is None:
+            continue
+        number = match.group("number")
+        item = TaskItem(
+            normalize_number(number) if number else None,
+            match.group("text"),
+            match.group("mark") != " ",
+            index,
+        )
+        found.append((item, doc.starts[index] + match.start("mark"), *match.group(1, 2)))
+    return found
+
+
+def parse_items(text: str) -> list[TaskItem]:
+    """Every checklist item outside fences, in file order."""
+    return [entry[0] for entry in _scan(Doc(text))]
+
+
+def pending_numbers(text: str) -> list[str]:
+    """Numbers of unchecked items, in file order, without duplicates."""
+    numbers: list[str] = []
+    for item in parse_items(text):
+        if not item.done and item.number is not None and item.number not in numbers:
+            numbers.append(item.number)
+    return numbers
+
+
+def divergent_tasks(context_text: str, tasks_text: str) -> list[str]:
+    """Task numbers with a ``### Task N`` heading in the context file whose item is still
+    unchecked in the tasks file (the task_tracker reminder), in tasks-file order."""
+    from .context_file import task_headings
+
+    headed = set(task_headings(context_text))
+    return [number for number in pending_numbers(tasks_text) if number in headed]
+
+
+# -- mark_done -----------------------------------------------------------------------------
+
+
+def _pick(items: list[TaskItem], selector: object, flipped: set[int]) -> tuple[int | None, bool]:
+    """(line to flip or None, matched) for one selector, given lines already flipped."""
+    number = normalize_number(selector) if isinstance(selector, (int, str)) else None
+    if number is not None:
+        candidates = [item for item in items if item.number == number]
+    elif isinstance(selector, str) and selector.strip():
+        needle = selector.strip().casefold()
+        candidates = [item for item in items if needle in item.text.casefold()]
+    else:
+        return None, False
+    for item in candidates:
+        if not item.done and item.line not in flipped:
+            return item.line, True
+    return None, bool(candidates)
+
+
+def mark_done(text: str, selectors: Iterable[object] | int | str) -> MarkResult:
+    """Check items off.
+
+    A selector that is a task number (an int, or a string like ``"3"``, ``"1.2"``, ``"54a"``)
+    flips exactly that item - ``3`` never flips ``3.1``. Any other string flips the first
+    unchecked item whose text contains it, case-insensitively. Selectors apply in order; a
+    selector whose item is already checked is matched and listed in ``already_done``.
+    """
+    if isinstance(selectors, (int, str)):
+        selectors = [selectors]
+    doc = Doc(text)
+    scanned = _scan(doc)
+    items = [entry[0] for entry in scanned]
+    marks = {entry[0].line: entry[1] for entry in scanned}
+    flipped: set[int] = set()
+    matched, unmatched, already_done = [], [], []
+    for selector in selectors:
+        line, hit = _pick(items, selector, flipped)
+        if line is not None:
+            flipped.add(line)
+        (matched if hit else unmatched).append(selector)
+        if hit and line is None:
+            already_done.append(selector)
+    new_text = doc.replace_many([(marks[line], marks[line] + 1, "x") for line in flipped])
+    return MarkResult(new_text, matched, unmatched, already_done)
+
+
+# -- append_items --------------------------------------------------------------------------
+
+
+def _item_end(doc: Doc, line: int) -> int:
+    """The line after item ``line`` and its continuation lines (and any fence begun there)."""
+    index = line + 1
+    while index < len(doc):
+        if doc.fences.open_before(index) is not None:
+            index += 1
+            continue
+        content = doc.contents[index]
+        at_margin = content[:1] not in (" ", "\t")
+        if doc.blank(index) or doc.heading(index) is not None:
+            break
+        if at_margin and (doc.fenced(index) or _LIST_START.match(content)):
+            break
+        index += 1
+    return index
+
+
+def append_items(text: str, texts: Iterable[str] | str) -> AppendResult:
+    """Append ``- [ ] N. text`` items numbered after the highest top-level number.
+
+    ``54a`` counts as 54; sub-item numbers (``1.2``) do not count. The items go after the
+    last checklist item (and its continuation lines), in its bullet style, or at the end of
+    the file when there is none. Whitespace in a text collapses to single spaces (an item is
+    one line); an empty text is a ValueError and nothing is appended.
+    """
+    if isinstance(texts, str):
+        texts = [texts]
+    cleaned = [" ".join(str(value).split()) for value in texts]
+    if any(not value for value in cleaned):
+        raise ValueError("task text must not be empty")
+    doc = Doc(text)
+    scanned = _scan(doc)
+    highest = 0
+    bullet = "-"
+    for item, _mark, indent, item_bullet in scanned:
+        if item.number is not None:
+            highest = max(highest, top_level_integer(item.number) or 0)
+        if not indent:
+            bullet = item_bullet
+    numbers = [str(highest + offset) for offset in range(1, len(cleaned) + 1)]
+    lines = [f"{bullet} [ ] {n}. {value}" for n, value in zip(numbers, cleaned)]
+    if not lines:
+        return AppendResult(text, [])
+    if scanned:
+        new_text = doc.insert_lines(_item_end(doc, scanned[-1][0].line), lines, separate=False)
+    else:
+        new_text = doc.insert_lines(len(doc), lines)
+    return AppendResult(new_text, numbers)

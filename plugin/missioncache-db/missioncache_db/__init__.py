@@ -1,0 +1,41 @@
+"""MissionCache task database: tasks, heartbeats, work sessions and time invested.
+
+Hooks import this on every prompt, so this file imports nothing: the public names are
+resolved on first use (PEP 562). ``import missioncache_db; missioncache_db.TaskDB`` loads
+the database modules only, never the command line.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+_EXPORTS = {
+    "TaskDB": "missioncache_db.db",
+    "Task": "missioncache_db.model",
+    "STATUSES": "missioncache_db.model",
+    "validate_name": "missioncache_db.model",
+    "format_duration": "missioncache_db.durations",
+    "write_session_binding": "missioncache_state.bindings",
+    "read_session_binding": "missioncache_state.bindings",
+    "delete_session_binding": "missioncache_state.bindings",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    __import__(module_name)  # not importlib: that package costs an import of its own
+    value = getattr(sys.modules[module_name], name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

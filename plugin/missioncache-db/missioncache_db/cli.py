@@ -1,0 +1,156 @@
+"""``missioncache-db`` / ``python -m missioncache_db``: the task database from a shell.
+
+A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
+stderr and exits 1, never a traceback. ``heartbeat-auto`` is run (detached, never waited
+for) by the UserPromptSubmit hook on every prompt: it prints nothing to stdout and exits 0,
+unless its 2-second hard wall ends it first (killed by SIGALRM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from typing import Callable, Sequence
+
+from missioncache_db import heartbeat_auto
+from missioncache_db.db import TaskDB
+from missioncache_db.durations import format_duration
+from missioncache_db.model import STATUSES, Task
+from missioncache_db.sessions import PERIODS
+
+PROG = "missioncache-db"
+CLI_BUSY_TIMEOUT = 10.0
+
+
+class UserError(Exception):
+    """A mistake the user can fix: reported as one line, exit status 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UserError(message)
+
+
+def cmd_heartbeat_auto(args: argparse.Namespace) -> int:
+    return heartbeat_auto.main()
+
+
+def cmd_process_heartbeats(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        print(f"processed {db.process_heartbeats()} heartbeats")
+    return 0
+
+
+def cmd_create_task(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = db.create_task(args.name, repo=args.repo, jira_key=args.jira, parent=args.parent)
+    print(f"created {task.full_path} (id {task.id}) in {task.directory}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        found = db.list_tasks(args.status)
+    if not found:
+        print("no tasks")
+    for task in found:
+        name = task.full_path[len("active/") :]
+        extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
+        print(f"{task.id:>4}  {task.status:<9}  {name}  {extra}".rstrip())
+    return 0
+
+
+def cmd_time(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = _task_named(db, args.name)
+        try:
+            db.process_heartbeats()  # report current totals when the lock allows
+        except sqlite3.OperationalError:
+            pass
+        seconds = db.time_invested(task.id, args.period)
+    print(f"{task.name}: {format_duration(seconds)} ({args.period})")
+    return 0
+
+
+def cmd_bind(args: argparse.Namespace) -> int:
+    from missioncache_state.bindings import write_session_binding
+
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = _task_named(db, args.name)
+    if not write_session_binding(args.session_id, task.name, task.id):
+        raise UserError(f"invalid session id {args.session_id[:80]!r}")
+    print(f"session {args.session_id} bound to {task.name} (id {task.id})")
+    return 0
+
+
+def cmd_unbind(args: argparse.Namespace) -> int:
+    from missioncache_state.bindings import delete_session_binding
+    from missioncache_state.ids import is_valid_session_id
+
+    if not is_valid_session_id(args.session_id):
+        raise UserError(f"invalid session id {args.session_id[:80]!r}")
+    removed = delete_session_binding(args.session_id)
+    print(f"session {args.session_id} {'unbound' if removed else 'was not bound'}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = db.set_status(_task_named(db, args.name).id, args.status)
+    print(f"{task.name}: {task.status}")
+    return 0
+
+
+def _task_named(db: TaskDB, name: str) -> Task:
+    task = db.get_task_by_name(name)
+    if task is None:
+        raise UserError(f"no task named {name!r}")
+    return task
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="MissionCache tasks, heartbeats and time.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def add(name: str, func: Callable[[argparse.Namespace], int], text: str):
+        command = sub.add_parser(name, help=text, description=text)
+        command.set_defaults(func=func)
+        return command
+
+    add("heartbeat-auto", cmd_heartbeat_auto, "record a heartbeat for this cwd (quiet)")
+    add("process-heartbeats", cmd_process_heartbeats, "fold heartbeats into work sessions")
+    create = add("create-task", cmd_create_task, "create a task and its files")
+    create.add_argument("name")
+    create.add_argument("--repo", help="repository directory the task belongs to")
+    create.add_argument("--jira", help="JIRA key")
+    create.add_argument("--parent", help="make it a subtask of this task")
+    listing = add("list", cmd_list, "list tasks")
+    listing.add_argument("--status", choices=STATUSES)
+    spent = add("time", cmd_time, "time invested in a task")
+    spent.add_argument("name")
+    spent.add_argument("--period", choices=PERIODS, default="all")
+    bind = add("bind", cmd_bind, "bind a Claude session to a task")
+    bind.add_argument("session_id")
+    bind.add_argument("name")
+    unbind = add("unbind", cmd_unbind, "remove a session's binding")
+    unbind.add_argument("session_id")
+    status = add("status", cmd_status, "change a task's status")
+    status.add_argument("name")
+    status.add_argument("status", choices=STATUSES)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.func(args)
+    except (UserError, ValueError) as error:
+        message = str(error)
+    except sqlite3.Error as error:
+        message = f"tasks.db: {error}"
+    except OSError as error:
+        message = f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
+    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 1

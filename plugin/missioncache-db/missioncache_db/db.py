@@ -1,0 +1,129 @@
+"""``TaskDB``: the one object hooks and tools use to reach tasks.db.
+
+A thin facade: each rule lives in its own module (``tasks``, ``resolve``, ``heartbeats``,
+``sessions``); this class owns the connection and the spool directory that belongs to it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from types import TracebackType
+
+from missioncache_db import heartbeats, resolve, tasks
+from missioncache_db.model import Task
+from missioncache_db.schema import connect
+from missioncache_db.spool import spool_dir_for
+from missioncache_state.paths import tasks_db_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+    from missioncache_db.timefmt import When
+
+DEFAULT_BUSY_TIMEOUT = 2.0
+
+
+class TaskDB:
+    """tasks.db with its schema current.
+
+    ``busy_timeout`` (seconds) is how long a write waits for the lock. Choose it shorter
+    than your own time budget: a heartbeat that does not get the lock in time is spooled,
+    any other write raises ``sqlite3.OperationalError`` ("database is locked").
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, busy_timeout: float = 2.0):
+        self.path = Path(path) if path is not None else tasks_db_path()
+        self.busy_timeout = busy_timeout
+        self.spool_dir = spool_dir_for(self.path)
+        self.conn: sqlite3.Connection = connect(self.path, busy_timeout)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> TaskDB:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- tasks ---------------------------------------------------------------------------
+    def create_task(
+        self,
+        name: str,
+        repo: str | os.PathLike | None = None,
+        jira_key: str | None = None,
+        parent: str | None = None,
+    ) -> Task:
+        """Create the task row and ``<root>/<full_path>/`` with its context and tasks
+        files (existing files are kept). ValueError for a bad name, an unknown parent,
+        a missing repository directory or a task that already exists."""
+        return tasks.create_task(self.conn, name, repo, jira_key, parent)
+
+    def get_task(self, task_id: int) -> Task | None:
+        return tasks.get_task(self.conn, task_id)
+
+    def get_tasks_by_name(self, name: str) -> list[Task]:
+        return tasks.get_tasks_by_name(self.conn, name)
+
+    def get_task_by_name(self, name: str) -> Task | None:
+        """The task called ``name`` (``parent/name`` for a subtask); ValueError when
+        several tasks share the name."""
+        return tasks.get_task_by_name(self.conn, name)
+
+    def list_tasks(self, status: str | None = None) -> list[Task]:
+        return tasks.list_tasks(self.conn, status)
+
+    def set_status(self, task_id: int, status: str) -> Task:
+        return tasks.set_status(self.conn, task_id, status)
+
+    def delete_task(self, task_id: int) -> None:
+        tasks.delete_task(self.conn, task_id)
+
+    # -- resolution ----------------------------------------------------------------------
+    def find_task_for_cwd(self, cwd: str | os.PathLike, session_id: Any = None) -> Task | None:
+        """The task this session works on (data model section 4), or None."""
+        return resolve.find_task_for_cwd(self.conn, cwd, session_id)
+
+    def active_tasks_for_cwd_repo(self, cwd: str | os.PathLike) -> list[Task]:
+        return resolve.active_tasks_for_cwd_repo(self.conn, cwd)
+
+    # -- heartbeats and time -------------------------------------------------------------
+    def record_heartbeat(
+        self, task_id: int, session_id: Any, context: Any = None, timestamp: When = None
+    ) -> str:
+        """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now).
+        Returns ``"db"``, or ``"spool"`` when the lock was busy past the busy timeout."""
+        record = heartbeats.new_record(task_id, session_id, context, timestamp)
+        return heartbeats.record(self.conn, self.spool_dir, record)
+
+    def record_heartbeat_auto(
+        self, cwd: str | os.PathLike, session_id: Any, timestamp: When = None
+    ) -> bool:
+        """Resolve the task for ``cwd``/``session_id`` and record a heartbeat on it;
+        returns whether one was kept (in the database or the spool)."""
+        task = self.find_task_for_cwd(cwd, session_id)
+        if task is None:
+            return False
+        self.record_heartbeat(task.id, session_id, {"cwd": os.fspath(cwd)}, timestamp)
+        return True
+
+    def process_heartbeats(self, now: float | None = None) -> int:
+        """Fold unprocessed (and spooled) heartbeats into work sessions; returns how
+        many were processed."""
+        from missioncache_db import sessions
+
+        return sessions.process_heartbeats(self.conn, self.spool_dir, now)
+
+    def time_invested(self, task_id: int, period: str = "all") -> int:
+        """Seconds worked on the task: ``all``, ``today`` or ``week`` (last 7 days)."""
+        from missioncache_db import sessions
+
+        return sessions.time_invested(self.conn, task_id, period)

@@ -1,0 +1,14 @@
+"""Human durations: ``45s``, ``12m``, ``1h``, ``1h 5m`` (data model section 5)."""
+
+from __future__ import annotations
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds only under a minute; minutes under an hour; then hours and minutes."""
+    total = max(0, int(seconds))
+    if total < 60:
+        return f"{total}s"
+    hours, minutes = divmod(total // 60, 60)
+    if not hours:
+        return f"{minutes}m"
+    return f"{hours}h {minutes}m" if minutes else f"{hours}h"

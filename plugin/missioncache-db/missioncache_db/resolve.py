@@ -1,0 +1,125 @@
+"""Which task is this session on? (data model section 4; first match wins)
+
+1. the session binding (by ``taskId``; legacy bindings by a unique name),
+2. a cwd inside ``<root>/active/<p0>[/<p1>]`` (deepest first),
+3. a cwd inside a registered repository with exactly one active task,
+4. otherwise nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+
+from missioncache_db.model import OPEN_STATUSES, Task
+from missioncache_db.tasks import get_task, query_tasks
+from missioncache_state.bindings import read_session_binding
+from missioncache_state.ids import session_id_or_none
+from missioncache_state.paths import data_root
+
+_UNRESOLVED = object()  # the binding decided "no task": stop, do not look at the cwd
+
+
+def find_task_for_cwd(
+    conn: sqlite3.Connection, cwd: str | os.PathLike, session_id: object = None
+) -> Task | None:
+    bound = _from_binding(conn, session_id)
+    if bound is _UNRESOLVED:
+        return None
+    if isinstance(bound, Task):
+        return bound
+    real_cwd = os.path.realpath(os.fspath(cwd))
+    return _from_data_root(conn, real_cwd) or _from_repository(conn, real_cwd)
+
+
+def _from_binding(conn: sqlite3.Connection, session_id: object) -> object:
+    """A Task, ``_UNRESOLVED`` (ambiguous legacy name), or None (go on to the cwd).
+
+    An invalid session id is treated as absent. A binding by ``taskId`` to a task that is
+    gone or closed does not fall back to the name it also records: that name may since
+    belong to a different task.
+    """
+    sid = session_id_or_none(session_id)
+    binding = read_session_binding(sid) if sid else None
+    if binding is None:
+        return None
+    task_id = binding.get("taskId")
+    if task_id is not None:
+        task = get_task(conn, task_id)
+        return task if task is not None and task.is_open else None
+    name = binding.get("projectName")
+    if not isinstance(name, str):
+        return None
+    candidates = query_tasks(
+        conn, "WHERE t.name = ? AND t.status IN (?, ?)", (name, *OPEN_STATUSES)
+    )
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        _breadcrumb(sid, name, candidates)
+        return _UNRESOLVED
+    return None
+
+
+def _breadcrumb(sid: str, name: str, candidates: list[Task]) -> None:
+    shown = ascii(name[:80])
+    paths = ", ".join(task.full_path for task in candidates[:5])
+    print(
+        f"missioncache: session {sid} is bound by name to {shown}, which {len(candidates)} "
+        f"open tasks share ({paths}); no task chosen, run /missioncache:load <name>",
+        file=sys.stderr,
+    )
+
+
+def _from_data_root(conn: sqlite3.Connection, real_cwd: str) -> Task | None:
+    active = os.path.join(os.path.realpath(data_root()), "active")
+    try:
+        rel = os.path.relpath(real_cwd, active)
+    except ValueError:  # another drive on Windows
+        return None
+    parts = rel.split(os.sep)
+    if rel == os.curdir or parts[0] == os.pardir:
+        return None
+    keys = ["active/" + "/".join(parts[:depth]) for depth in (2, 1) if len(parts) >= depth]
+    for key in keys:
+        found = query_tasks(conn, "WHERE t.full_path = ? AND t.status = 'active'", (key,))
+        if found:
+            return found[0]
+    return None
+
+
+def _ancestors(real_cwd: str) -> list[str]:
+    """``real_cwd`` and every directory above it, deepest first."""
+    paths, current = [], real_cwd
+    while True:
+        paths.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return paths
+        current = parent
+
+
+def repository_for(conn: sqlite3.Connection, real_cwd: str) -> int | None:
+    """The id of the deepest registered repository containing ``real_cwd``."""
+    ancestors = _ancestors(real_cwd)
+    marks = ",".join("?" * len(ancestors))
+    row = conn.execute(
+        f"SELECT id FROM repositories WHERE path IN ({marks}) ORDER BY length(path) DESC LIMIT 1",
+        ancestors,
+    ).fetchone()
+    return row[0] if row else None
+
+
+def active_tasks_for_cwd_repo(conn: sqlite3.Connection, cwd: str | os.PathLike) -> list[Task]:
+    """The active tasks of the deepest registered repository containing ``cwd``:
+    SessionStart names them when there are several."""
+    repo_id = repository_for(conn, os.path.realpath(os.fspath(cwd)))
+    if repo_id is None:
+        return []
+    return query_tasks(conn, "WHERE t.repo_id = ? AND t.status = 'active'", (repo_id,))
+
+
+def _from_repository(conn: sqlite3.Connection, real_cwd: str) -> Task | None:
+    candidates = active_tasks_for_cwd_repo(conn, real_cwd)
+    return candidates[0] if len(candidates) == 1 else None

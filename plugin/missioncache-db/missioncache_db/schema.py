@@ -1,0 +1,205 @@
+"""tasks.db: connection settings, schema and versioned migrations (data model section 3).
+
+The schema is created on first open and upgraded by ``PRAGMA user_version``, one
+migration per version, all pending ones inside a single write transaction that re-reads
+the version: two processes opening a new database at once cannot both apply a step.
+
+Version 1 is the shape every MissionCache tool agrees on. Version 2 adds what makes
+heartbeat accounting exact and crash-safe: ``heartbeats.uid`` (unique, so replaying a
+spooled heartbeat twice inserts it once), ``heartbeats.epoch`` and the sessions' epoch
+bounds (gap arithmetic that survives DST and time-zone changes, see ``timefmt``), and
+``sessions.closed`` (whether the assumed-work tail has been credited). Rows written by
+other tools without an epoch get one from their text timestamp through a trigger.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from types import TracebackType
+    from typing import Callable, List
+
+DEFAULT_CONFIG = {"idle_timeout_seconds": "300", "assumed_work_seconds": "120"}
+
+_NOW = "(strftime('%Y-%m-%d %H:%M:%S', 'now', 'localtime'))"
+
+_V1 = f"""
+CREATE TABLE IF NOT EXISTS repositories (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    short_name TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT {_NOW}
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    id INTEGER PRIMARY KEY,
+    repo_id INTEGER REFERENCES repositories(id),
+    name TEXT NOT NULL,
+    full_path TEXT NOT NULL,
+    parent_id INTEGER REFERENCES tasks(id),
+    status TEXT NOT NULL DEFAULT 'active'
+        CHECK (status IN ('active', 'paused', 'completed', 'archived')),
+    jira_key TEXT,
+    created_at TEXT NOT NULL DEFAULT {_NOW},
+    updated_at TEXT NOT NULL DEFAULT {_NOW},
+    last_worked_on TEXT,
+    UNIQUE (repo_id, full_path)
+);
+CREATE INDEX IF NOT EXISTS tasks_name ON tasks(name);
+CREATE INDEX IF NOT EXISTS tasks_full_path ON tasks(full_path);
+CREATE INDEX IF NOT EXISTS tasks_repo ON tasks(repo_id, status);
+CREATE TABLE IF NOT EXISTS heartbeats (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    timestamp TEXT NOT NULL DEFAULT {_NOW},
+    session_id TEXT,
+    context TEXT,
+    processed INTEGER NOT NULL DEFAULT 0 CHECK (processed IN (0, 1))
+);
+CREATE INDEX IF NOT EXISTS heartbeats_task_time ON heartbeats(task_id, timestamp);
+CREATE INDEX IF NOT EXISTS heartbeats_processed_time ON heartbeats(processed, timestamp);
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    session_id TEXT,
+    start_time TEXT NOT NULL,
+    end_time TEXT NOT NULL,
+    duration_seconds INTEGER NOT NULL DEFAULT 0,
+    heartbeat_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sessions_task_start ON sessions(task_id, start_time);
+CREATE TABLE IF NOT EXISTS config (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+
+_V2_COLUMNS = (
+    ("heartbeats", "uid", "TEXT"),
+    ("heartbeats", "epoch", "REAL"),
+    ("sessions", "start_epoch", "REAL"),
+    ("sessions", "end_epoch", "REAL"),
+    ("sessions", "closed", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+# strftime('%s', <local text>, 'utc') reads the text as local time: the best an epoch-less
+# row can get. Rows we write always carry their exact epoch.
+_TEXT_TO_EPOCH = "CAST(strftime('%s', {col}, 'utc') AS REAL)"
+
+_V2 = f"""
+UPDATE heartbeats SET epoch = {_TEXT_TO_EPOCH.format(col="timestamp")} WHERE epoch IS NULL;
+UPDATE sessions SET start_epoch = {_TEXT_TO_EPOCH.format(col="start_time")},
+    end_epoch = {_TEXT_TO_EPOCH.format(col="end_time")}, closed = 1 WHERE start_epoch IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS heartbeats_uid ON heartbeats(uid);
+CREATE INDEX IF NOT EXISTS heartbeats_task_epoch ON heartbeats(task_id, epoch);
+CREATE INDEX IF NOT EXISTS sessions_task_end ON sessions(task_id, end_epoch);
+CREATE INDEX IF NOT EXISTS sessions_open ON sessions(end_epoch) WHERE closed = 0;
+CREATE TRIGGER IF NOT EXISTS heartbeats_epoch AFTER INSERT ON heartbeats
+    WHEN NEW.epoch IS NULL
+BEGIN
+    UPDATE heartbeats SET epoch = {_TEXT_TO_EPOCH.format(col="NEW.timestamp")}
+        WHERE id = NEW.id;
+END;
+"""
+
+
+def _migrate_v1(conn: sqlite3.Connection) -> None:
+    for statement in _split(_V1):
+        conn.execute(statement)
+    conn.executemany(
+        "INSERT OR IGNORE INTO config(key, value) VALUES (?, ?)", DEFAULT_CONFIG.items()
+    )
+
+
+def _migrate_v2(conn: sqlite3.Connection) -> None:
+    for table, column, decl in _V2_COLUMNS:
+        if column not in _columns(conn, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+    for statement in _split(_V2):
+        conn.execute(statement)
+
+
+MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = [_migrate_v1, _migrate_v2]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _split(script: str) -> list[str]:
+    """Statements of a script; a trigger body keeps its inner semicolons."""
+    statements, current = [], []
+    for line in script.strip().splitlines():
+        current.append(line)
+        text = "\n".join(current).strip()
+        if text.endswith(";") and sqlite3.complete_statement(text):
+            statements.append(text)
+            current = []
+    return statements
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def is_busy(error: BaseException) -> bool:
+    """Whether an sqlite3 error means "another connection holds the lock"."""
+    text = str(error).lower()
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+class write_transaction:  # lowercase: used like the function it replaced
+    """``with write_transaction(conn):`` runs ``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK``
+    on any exception): the write lock is taken before anything is read, so what a writer
+    decides from its reads is still true when it writes.
+
+    A small class rather than ``contextlib.contextmanager``: importing contextlib costs
+    time on every prompt's hook.
+    """
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+
+def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """Open tasks.db (WAL, foreign keys, ``busy_timeout`` seconds) with the schema current.
+
+    The connection is in autocommit mode: every write goes through
+    :func:`write_transaction`, never through sqlite3's implicit transactions.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None)
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the missing migrations; returns the resulting schema version."""
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+        return SCHEMA_VERSION
+    with write_transaction(conn):
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number in range(version, SCHEMA_VERSION):
+            MIGRATIONS[number](conn)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+    return max(version, SCHEMA_VERSION)

@@ -1,0 +1,74 @@
+"""Writing a hook's output where its audience reads it, and the never-raise guard.
+
+Claude Code routes by event (docs/hooks.md, contract sections 2 and 9): plain stdout of
+SessionStart and UserPromptSubmit reaches the model; a JSON ``systemMessage`` is the only
+exit-0 channel a human sees; stderr on exit 0 reaches nobody but the transcript.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any, Callable
+
+
+def emit(text: str) -> None:
+    """Write text to stdout as UTF-8 whatever the locale, ignoring a closed pipe."""
+    if not text:
+        return
+    try:
+        sys.stdout.buffer.write(text.encode("utf-8", errors="replace"))
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def emit_json(obj: dict[str, Any]) -> None:
+    import json
+
+    emit(json.dumps(obj, ensure_ascii=False))
+
+
+def hook_json(
+    event: str, *, additional_context: str | None = None, system_message: str | None = None
+) -> dict[str, Any]:
+    """The JSON object for model context plus a line the human sees, in one output."""
+    out: dict[str, Any] = {}
+    if system_message:
+        out["systemMessage"] = system_message
+    if additional_context:
+        out["hookSpecificOutput"] = {
+            "hookEventName": event,
+            "additionalContext": additional_context,
+        }
+    return out
+
+
+def breadcrumb(message: str) -> None:
+    """One line on stderr: recorded in the transcript, never shown, never blocking."""
+    try:
+        sys.stderr.write("missioncache: " + " ".join(message.split()) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def run_hook(main: Callable[[], None]) -> None:
+    """Run a hook's main and exit 0 whatever happens.
+
+    Exit 2 would block the user's prompt or compaction, and a traceback helps nobody at
+    the prompt, so every failure becomes one breadcrumb and exit 0. ``os._exit`` skips
+    interpreter teardown, which also keeps a hung non-daemon thread from holding us."""
+    try:
+        main()
+    except BaseException as exc:
+        if not isinstance(exc, (SystemExit, KeyboardInterrupt)):
+            breadcrumb(f"{type(exc).__name__}: {exc}")
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(0)

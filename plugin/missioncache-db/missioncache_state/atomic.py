@@ -1,0 +1,89 @@
+"""Atomic writes and tolerant JSON reads.
+
+A reader (the statusline, another hook) must never see half a file, and a crash must
+never leave one: we write a temp file in the same directory and ``os.replace`` it over
+the target. Replacing also means a symlink planted at the target is replaced, never
+written through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` via temp file + fsync + ``os.replace``.
+
+    ``durable=False`` skips the fsync, for small state a hook can rebuild (session bindings,
+    reminder records): readers still never see half a file, but a power cut may lose the
+    newest version. The fsync costs milliseconds on every session start, and a user's
+    notes (the context file) are the only thing worth that wait.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _create_temp(path)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """Create ``.<name>.<random>.tmp`` beside ``path`` exclusively (``O_EXCL``, never
+    following a planted link); returns (fd, name). What ``tempfile.mkstemp`` does, but
+    importing tempfile (shutil, random, compression modules) costs milliseconds on every
+    prompt's hook."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(str(path.parent), f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def atomic_write_text(
+    path: Path, text: str, *, encoding: str = "utf-8", durable: bool = True
+) -> None:
+    # newline="" semantics: the caller's line endings are written exactly as given.
+    atomic_write_bytes(path, text.encode(encoding), durable=durable)
+
+
+def write_json_atomic(path: Path, obj: Any, *, durable: bool = True) -> None:
+    data = (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    atomic_write_bytes(path, data, durable=durable)
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object stored at ``path``, or None when it is missing, unreadable,
+    corrupt, or not an object: callers treat all of those as "no state"."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(1_048_576 + 1)
+    except (OSError, ValueError):
+        return None
+    if len(raw) > 1_048_576:
+        return None
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None

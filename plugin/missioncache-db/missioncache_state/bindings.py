@@ -1,0 +1,73 @@
+"""Session bindings: ``<state>/projects/<session-id>.json`` names the task a Claude
+session works on (data model section 4, step 1).
+
+``taskId`` is the durable identity (immune to renames and name reuse); ``projectName``
+is kept for the statusline and for legacy bindings written before ``taskId`` existed.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from missioncache_state.atomic import read_json_object, write_json_atomic
+from missioncache_state.ids import session_id_or_none
+from missioncache_state.paths import projects_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+
+def binding_path(session_id: Any) -> Path | None:
+    """The binding file for a valid session id, else None (invalid ids write nothing)."""
+    sid = session_id_or_none(session_id)
+    if sid is None:
+        return None
+    return projects_dir() / f"{sid}.json"
+
+
+def write_session_binding(session_id: Any, project_name: str, task_id: int | None) -> bool:
+    """Bind a session to a task. Returns False (writing nothing) for an invalid id."""
+    path = binding_path(session_id)
+    if path is None:
+        return False
+    write_json_atomic(
+        path,
+        {
+            "projectName": project_name,
+            "taskId": task_id,
+            "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "sessionId": session_id,
+        },
+        durable=False,  # rebuilt by the next SessionStart; not worth an fsync per session
+    )
+    return True
+
+
+def read_session_binding(session_id: Any) -> dict[str, Any] | None:
+    """The binding as written, or None when absent, corrupt or of the wrong shape."""
+    path = binding_path(session_id)
+    if path is None:
+        return None
+    data = read_json_object(path)
+    if data is None:
+        return None
+    name = data.get("projectName")
+    task_id = data.get("taskId")
+    if not isinstance(name, str) and not isinstance(task_id, int):
+        return None
+    if isinstance(task_id, bool) or not isinstance(task_id, (int, type(None))):
+        data["taskId"] = None
+    return data
+
+
+def delete_session_binding(session_id: Any) -> bool:
+    path = binding_path(session_id)
+    if path is None:
+        return False
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True

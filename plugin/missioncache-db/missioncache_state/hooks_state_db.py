@@ -1,0 +1,54 @@
+"""``<claude>/hooks-state.db``: small shared SQLite store the statusline reads.
+
+Every writer creates the schema if it is missing (data model section 6), so whichever
+hook runs first on a new machine sets it up.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+from missioncache_state.paths import hooks_state_db_path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS term_sessions (
+    term_session_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+"""
+
+
+def connect(timeout: float = 1.0) -> sqlite3.Connection:
+    """Open hooks-state.db with the schema ensured and a short busy timeout."""
+    path = hooks_state_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=timeout)
+    conn.executescript(SCHEMA)
+    return conn
+
+
+def record_term_session(term_session_id: str, session_id: str, timeout: float = 1.0) -> None:
+    conn = connect(timeout)
+    try:
+        with conn:
+            conn.execute(
+                "INSERT INTO term_sessions(term_session_id, session_id, updated_at) "
+                "VALUES (?, ?, ?) ON CONFLICT(term_session_id) DO UPDATE SET "
+                "session_id = excluded.session_id, updated_at = excluded.updated_at",
+                (term_session_id, session_id, time.strftime("%Y-%m-%d %H:%M:%S")),
+            )
+    finally:
+        conn.close()
+
+
+def lookup_term_session(term_session_id: str) -> str | None:
+    conn = connect()
+    try:
+        row = conn.execute(
+            "SELECT session_id FROM term_sessions WHERE term_session_id = ?", (term_session_id,)
+        ).fetchone()
+    finally:
+        conn.close()
+    return row[0] if row else None

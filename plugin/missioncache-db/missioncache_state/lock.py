@@ -1,0 +1,110 @@
+"""A portable, exclusive, inter-process file lock with a timeout.
+
+The lock lives on a sidecar ``<file>.lock`` so the protected file itself can be replaced
+atomically while the lock is held. ``fcntl`` (POSIX) and ``msvcrt`` (Windows) are
+imported inside the functions that need them: a module-level ``fcntl`` import is what
+kept the original hooks from even starting on Windows.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+
+class LockTimeout(TimeoutError):
+    """The lock could not be taken within the caller's budget."""
+
+
+def lock_path_for(path: Path) -> Path:
+    path = Path(path)
+    return path.with_name(path.name + ".lock")
+
+
+def _open_lock_file(path: Path) -> int:
+    """Open (creating) the sidecar without following a planted symlink."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    return os.open(str(path), flags, 0o644)
+
+
+def _try_lock(fd: int) -> bool:
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except (BlockingIOError, PermissionError):
+        return False
+    return True
+
+
+def _unlock(fd: int) -> None:
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        except OSError:
+            pass
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+class FileLock:
+    """``with FileLock(path, timeout=5): ...`` holds an exclusive lock on ``path.lock``.
+
+    Raises :class:`LockTimeout` when the lock is not free within ``timeout`` seconds
+    (``0`` means a single attempt). Not re-entrant.
+    """
+
+    def __init__(self, path: Path, timeout: float = 10.0) -> None:
+        self.path = lock_path_for(path)
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = _open_lock_file(self.path)
+        deadline = time.monotonic() + max(self.timeout, 0.0)
+        delay = 0.001
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LockTimeout(f"could not lock {self.path} within {self.timeout:g}s")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            _unlock(self._fd)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> FileLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

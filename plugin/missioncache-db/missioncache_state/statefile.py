@@ -1,0 +1,54 @@
+"""Small JSON state files a hook keeps between runs (reminder de-duplication, the last
+pre-compact failure), under ``<state>/<kind>/<session-id>.json`` or ``<state>/<name>.json``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from missioncache_state.atomic import read_json_object, write_json_atomic
+from missioncache_state.ids import session_id_or_none
+from missioncache_state.paths import state_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from typing import Any
+
+_KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def state_file(kind: str, session_id: Any = None) -> Path | None:
+    """Path of a state file of ``kind`` (a fixed lowercase name chosen by our code), per
+    session when ``session_id`` is given. None for an invalid session id."""
+    if not kind or not set(kind) <= _KIND_OK:
+        raise ValueError(f"bad state kind {kind!r}")
+    if session_id is None:
+        return state_dir() / f"{kind}.json"
+    sid = session_id_or_none(session_id)
+    if sid is None:
+        return None
+    return state_dir() / kind / f"{sid}.json"
+
+
+def load_state(kind: str, session_id: Any = None) -> dict[str, Any] | None:
+    path = state_file(kind, session_id)
+    return None if path is None else read_json_object(path)
+
+
+def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
+    path = state_file(kind, session_id)
+    if path is None:
+        return False
+    write_json_atomic(path, data, durable=False)  # small, rebuildable: no fsync wait
+    return True
+
+
+def clear_state(kind: str, session_id: Any = None) -> bool:
+    path = state_file(kind, session_id)
+    if path is None:
+        return False
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True

@@ -1,0 +1,46 @@
+"""Reads Claude Code session transcripts from the end: current exchange, edits, recent turns.
+
+``from missioncache_transcript import find_edits, recent_turns`` works, but nothing is
+imported until a name is first used (PEP 562): hooks run on every prompt and should pay
+only for what they touch.
+"""
+
+from __future__ import annotations
+
+import sys
+
+_EXPORTS = {
+    "find_edits": "edits",
+    "edits_in": "edits",
+    "Edit": "edits",
+    "EDIT_TOOLS": "edits",
+    "recent_turns": "turns",
+    "read_recent_turns": "turns",
+    "Turn": "turns",
+    "RecentTurns": "turns",
+    "current_exchange": "exchange",
+    "Exchange": "exchange",
+    "iter_records_reversed": "records",
+    "parse_record": "records",
+    "iter_lines_reversed": "reverse_reader",
+    "DEFAULT_BLOCK_SIZE": "reverse_reader",
+    "DEFAULT_MAX_BYTES": "reverse_reader",
+    "is_prompt": "conversation",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    qualified = f"{__name__}.{module}"
+    __import__(qualified)  # not importlib: that package costs an import of its own
+    value = getattr(sys.modules[qualified], name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_EXPORTS))

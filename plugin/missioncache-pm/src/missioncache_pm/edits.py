@@ -1,0 +1,324 @@
+"""The two file-editing tools: ``update_tasks_file`` and ``update_context_file``.
+
+Every edit goes through missioncache_context: fence-aware, minimal (bytes we do not mean
+to change stay identical) and written by the locked, atomic ``update_file``, so the hooks,
+several sessions and these tools never lose each other's edits. Each function returns the
+report Claude reads; failures raise (see ``errors.sentence``).
+
+Where ``notes`` and ``remaining_summary`` of ``update_tasks_file`` go: they are narrative,
+and narrative lives in the task's context file, so they become one dated Recent Changes
+entry there (``- Notes: ...``, ``- Remaining: ...``, plus the items completed and added by
+the same call), and the context file's ``**Last Updated:**`` is stamped. Without a context
+file beside the tasks file, the entry goes into a ``## Recent Changes`` section of the
+tasks file itself, so nothing the caller wrote is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, List, NamedTuple, Optional, Union
+
+from missioncache_pm.errors import PmError
+from missioncache_pm.guard import checked_file, sibling
+
+LOCK_TIMEOUT = 5.0
+_LIST_MARKER = re.compile(r"(?:[-*+]|\d+[.)])(?:[ \t]|$)")
+_NUMBER_SELECTOR = re.compile(r"(?:task[ \t]*)?#?[ \t]*(\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*)\.?", re.I)
+_SHOWN_PENDING = 15
+
+Selector = Union[str, int]
+
+
+class TasksOutcome(NamedTuple):
+    """What one pure pass over a tasks file did."""
+
+    text: str
+    flipped: List[tuple]  # (selector, TaskItem before the flip)
+    already_done: List[Selector]
+    unmatched: List[Selector]
+    added: List[tuple]  # (number, text)
+    stamped: bool
+
+
+# -- inputs ----------------------------------------------------------------------------------
+
+
+def as_list(value: Any, field: str) -> list:
+    """A list from a list, a single value, or None (empty)."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        return [value]
+    raise PmError(f"{field} must be a list of strings")
+
+
+def as_selectors(value: Any) -> list[Selector]:
+    """Task selectors: ints and number-like strings (``3``, ``"1.2"``, ``"#3"``,
+    ``"Task 54a"``) select by number; other non-empty strings select by text."""
+    selectors: list[Selector] = []
+    for item in as_list(value, "completed_tasks"):
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise PmError(
+                f"completed_tasks holds {item!r}: give task numbers as integers or strings "
+                '(write sub-items as "3.1"), or a piece of the task text'
+            )
+        if isinstance(item, str):
+            item = item.strip()
+            if not item:
+                continue
+            match = _NUMBER_SELECTOR.fullmatch(item)
+            if match is not None:
+                item = match.group(1)
+        selectors.append(item)
+    return selectors
+
+
+def as_text(value: Any, field: str) -> str:
+    """Free text from a string or a list of lines; empty when None."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return "\n".join(v.rstrip() for v in value).strip()
+    raise PmError(f"{field} must be text")
+
+
+def bulleted(text: str) -> list[str]:
+    """Lines for a Recent Changes entry: each line at the margin that is not already a
+    list item becomes ``- line``; indented and fenced lines stay as written. A line can
+    thus never become a heading (which would end the entry or the section)."""
+    from missioncache_context.fences import scan_fences
+
+    lines = [line.rstrip() for line in re.split(r"\r\n|\r|\n", text)]
+    fences = scan_fences(lines)
+    out = []
+    for index, line in enumerate(lines):
+        if not line.strip():
+            out.append("")
+        elif fences.inside[index] or line[:1] in (" ", "\t") or _LIST_MARKER.match(line):
+            out.append(line)
+        else:
+            out.append(f"- {line}")
+    return out
+
+
+# -- update_tasks_file ----------------------------------------------------------------------
+
+
+def apply_tasks_update(
+    text: str, selectors: Sequence[Selector], additions: Sequence[str], when: str
+) -> TasksOutcome:
+    """Check items off one selector at a time (so each flip is known), append new items,
+    and stamp ``**Last Updated:**`` when the file has one and something changed."""
+    from missioncache_context import append_items, get_stamp, mark_done, parse_items, set_stamp
+
+    flipped, already, unmatched = [], [], []
+    for selector in selectors:
+        before = {item.line: item for item in parse_items(text)}
+        result = mark_done(text, [selector])
+        if result.unmatched:
+            unmatched.append(selector)
+        elif result.already_done:
+            already.append(selector)
+        else:
+            after = parse_items(result.text)
+            line = next(i.line for i in after if i.done and not before[i.line].done)
+            flipped.append((selector, before[line]))
+            text = result.text
+    added: list[tuple] = []
+    if additions:
+        appended = append_items(text, list(additions))
+        text = appended.text
+        added = list(zip(appended.numbers, [" ".join(a.split()) for a in additions]))
+    stamped = bool(flipped or added) and get_stamp(text) is not None
+    if stamped:
+        text = set_stamp(text, when)
+    return TasksOutcome(text, flipped, already, unmatched, added, stamped)
+
+
+def update_tasks_file(
+    tasks_file: Any,
+    completed_tasks: Any = None,
+    new_tasks: Any = None,
+    remaining_summary: Any = None,
+    notes: Any = None,
+    *,
+    when: Optional[str] = None,
+) -> str:
+    """The ``update_tasks_file`` tool; returns its report."""
+    from missioncache_context import format_when, update_file
+
+    path = checked_file(tasks_file, "tasks")
+    selectors = as_selectors(completed_tasks)
+    additions = [as_text(item, "new_tasks") for item in as_list(new_tasks, "new_tasks")]
+    if any(not item for item in additions):
+        raise PmError("new_tasks holds an empty task; give each new task some text")
+    summary = as_text(remaining_summary, "remaining_summary")
+    note = as_text(notes, "notes")
+    if not (selectors or additions or summary or note):
+        raise PmError(
+            "Nothing to update: give completed_tasks, new_tasks, notes or remaining_summary"
+        )
+    stamp = format_when(when)
+    context = sibling(path, "tasks") if (summary or note) else None
+    outcome: list[TasksOutcome] = []
+
+    def transform(text: str) -> str:
+        done = apply_tasks_update(text, selectors, additions, stamp)
+        outcome.append(done)
+        if (summary or note) and context is None:
+            return _log_entry(done.text, _entry_lines(done, note, summary), stamp)
+        return done.text
+
+    result = update_file(path, transform, timeout=LOCK_TIMEOUT)
+    done = outcome[-1]
+    report = _tasks_report(path, result.changed, done)
+    if summary or note:
+        report.append(_save_notes(path, context, _entry_lines(done, note, summary), stamp))
+    if done.unmatched:
+        report.append(_pending_line(result.after))
+    return "\n".join(report)
+
+
+def _entry_lines(done: TasksOutcome, note: str, summary: str) -> list[str]:
+    """The Recent Changes entry of an update that carried notes or a remaining summary."""
+    lines = []
+    if done.flipped:
+        lines.append("- Completed: " + "; ".join(_item_label(item) for _, item in done.flipped))
+    if done.added:
+        lines.append("- Added tasks: " + "; ".join(f"{n}. {t}" for n, t in done.added))
+    if note:
+        lines += bulleted(note)
+    if summary:
+        first, _, rest = summary.partition("\n")
+        lines.append(f"- Remaining: {first.strip()}")
+        if rest.strip():
+            lines += [f"  {line}" if line else "" for line in bulleted(rest.strip("\n"))]
+    return lines
+
+
+def _save_notes(path: Any, context: Any, lines: list[str], stamp: str) -> str:
+    """Log the entry in the context file. A failure here is reported, not raised: the
+    tasks file is already written, and a retried call would append its new items twice."""
+    from missioncache_context import update_file
+    from missioncache_pm.errors import sentence
+
+    if context is None:
+        return f"Notes: added a Recent Changes entry ({stamp}) to {path} (no context file)."
+    try:
+        update_file(context, lambda text: _log_entry(text, lines, stamp), timeout=LOCK_TIMEOUT)
+    except Exception as error:
+        return f"Notes were NOT saved to {context}: {sentence(error)} The tasks file was updated."
+    return f"Notes: added a Recent Changes entry ({stamp}) to {context}."
+
+
+def _log_entry(text: str, lines: list[str], stamp: str) -> str:
+    from missioncache_context import record_change
+
+    return record_change(text, lines, when=stamp)
+
+
+def _item_label(item: Any) -> str:
+    return f"{item.number}. {item.text}" if item.number else item.text
+
+
+def _selector_label(selector: Selector) -> str:
+    return str(selector) if isinstance(selector, int) else repr(selector)
+
+
+def _tasks_report(path: Any, changed: bool, done: TasksOutcome) -> list[str]:
+    from missioncache_context import normalize_number
+
+    lines = [f"Updated {path}." if changed else f"No change to {path}."]
+    if done.flipped:
+        shown = []
+        for selector, item in done.flipped:
+            by_text = isinstance(selector, str) and normalize_number(selector) is None
+            shown.append(_item_label(item) + (f" (matched {selector!r})" if by_text else ""))
+        lines.append("Marked done: " + "; ".join(shown) + ".")
+    if done.already_done:
+        labels = ", ".join(_selector_label(s) for s in done.already_done)
+        lines.append(f"Already done (left as is): {labels}.")
+    if done.unmatched:
+        labels = ", ".join(_selector_label(s) for s in done.unmatched)
+        lines.append(
+            "Not matched (no item with that number, or no unchecked item containing that "
+            f"text): {labels}."
+        )
+    if done.added:
+        lines.append("Added: " + "; ".join(f"{n}. {t}" for n, t in done.added) + ".")
+    if done.stamped:
+        lines.append("Last Updated stamped.")
+    return lines
+
+
+def _pending_line(text: str) -> str:
+    from missioncache_context import parse_items
+
+    pending = [item for item in parse_items(text) if not item.done]
+    if not pending:
+        return "No unchecked items remain in the file."
+    shown = "; ".join(_item_label(item) for item in pending[:_SHOWN_PENDING])
+    more = f" (+{len(pending) - _SHOWN_PENDING} more)" if len(pending) > _SHOWN_PENDING else ""
+    return f"Unchecked items: {shown}{more}."
+
+
+# -- update_context_file --------------------------------------------------------------------
+
+
+def update_context_file(
+    context_file: Any,
+    recent_change: Any = None,
+    next_steps: Any = None,
+    *,
+    when: Optional[str] = None,
+) -> str:
+    """The ``update_context_file`` tool: a dated Recent Changes entry and/or a new body
+    for ``## Next Steps`` (created before Recent Changes when missing); the file's
+    ``**Last Updated:**`` is stamped. Returns the report."""
+    from missioncache_context import format_when, record_change, set_section, set_stamp, update_file
+
+    path = checked_file(context_file, "context")
+    entry = bulleted(as_text(recent_change, "recent_change"))
+    entry = entry if any(line.strip() for line in entry) else []
+    steps = _steps_lines(next_steps)
+    if not entry and steps is None:
+        raise PmError("Nothing to update: give recent_change or next_steps")
+    stamp = format_when(when)
+
+    def transform(text: str) -> str:
+        if steps is not None:
+            text = set_section(text, "Next Steps", steps, before="Recent Changes")
+        if entry:
+            return record_change(text, entry, when=stamp)
+        return set_stamp(text, stamp)
+
+    result = update_file(path, transform, timeout=LOCK_TIMEOUT)
+    done = []
+    if entry:
+        done.append(f"added a Recent Changes entry ({stamp})")
+    if steps is not None:
+        done.append(f"replaced Next Steps ({len([s for s in steps if s.strip()])} lines)")
+    verb = "Updated" if result.changed else "No change to"
+    return f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
+
+
+def _steps_lines(value: Any) -> Optional[list[str]]:
+    """None (leave Next Steps alone), or its new lines: list items become bullets, a
+    string is used as written."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        lines = []
+        for item in value:
+            if not isinstance(item, str):
+                raise PmError("next_steps must be text or a list of strings")
+            lines += bulleted(item)
+        return lines
+    if isinstance(value, str):
+        return [line.rstrip() for line in re.split(r"\r\n|\r|\n", value.strip("\n"))]
+    raise PmError("next_steps must be text or a list of strings")
