@@ -9,6 +9,8 @@ the plugin's bundled library running as a process, exactly as a user's machine w
 - ``built_plugin``: the plugin tree built by ``scripts/build_plugin.py`` (once per test session).
 - ``tracked_repo``: a project directory (no git) for a task to be tied to.
 - ``mc_task``: a task named ``demo-task`` tied to ``tracked_repo``, created through the plugin.
+- hook tests (``hook_fixtures``): ``hook`` runs the script a package names with ``hook_script``;
+  ``query``/``execute`` reach tasks.db directly; ``mc_cli`` runs the bundled command.
 """
 
 from __future__ import annotations
@@ -17,6 +19,16 @@ from pathlib import Path
 
 import pytest
 
+from missioncache_harness.hook_fixtures import (  # noqa: F401 - re-exported fixtures
+    execute,
+    hook,
+    hook_script,
+    make_task,
+    mc_cli,
+    python_with_plugin,
+    query,
+    task_dir,
+)
 from missioncache_harness.locate import build_script
 from missioncache_harness.workspace import (
     McEnv,
