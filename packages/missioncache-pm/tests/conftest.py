@@ -56,9 +56,11 @@ class World:
 
         return read_session_binding(sid)
 
-    def call(self, tool: str, arguments: dict | None = None, **env: str) -> Reply:
-        """One tool call on a fresh server."""
-        return self.calls([(tool, arguments or {})], **env)[0]
+    def call(
+        self, tool: str, arguments: dict | None = None, meta: dict | None = None, **env: str
+    ) -> Reply:
+        """One tool call on a fresh server (``meta`` is sent as the request's ``_meta``)."""
+        return self.calls([(tool, arguments or {}, meta)], **env)[0]
 
     def calls(self, requests: Sequence[tuple[str, dict]], **env: str) -> list[Reply]:
         """Several tool calls, in order, on one server; ``env`` overrides its environment
@@ -88,13 +90,13 @@ def server_params(env: dict[str, str], cwd: str) -> Any:
     )
 
 
-async def _session(env: dict[str, str], cwd: str, requests: Sequence[tuple[str, dict]]):
+async def _session(env: dict[str, str], cwd: str, requests: Sequence[tuple]):
     from mcp import Client
 
     replies = []
     async with Client(server_params(env, cwd), read_timeout_seconds=60) as client:
-        for tool, arguments in requests:
-            result = await client.call_tool(tool, arguments)
+        for tool, arguments, *meta in requests:
+            result = await client.call_tool(tool, arguments, meta=meta[0] if meta else None)
             text = "\n".join(getattr(block, "text", "") for block in result.content)
             replies.append(Reply(bool(result.is_error), text))
     return replies

@@ -145,6 +145,45 @@ def test_without_permission_the_tool_is_refused_in_print_mode(box, built_plugin)
     assert task.tasks_file.read_text() == before
 
 
+def test_the_server_starts_without_network_once_uv_has_its_packages(box, built_plugin):
+    """plugin.json tries ``uvx --offline`` first: a plain ``uvx --from <dir>`` re-resolves
+    against PyPI on every start and fails without a network, even with a warm cache."""
+    from missioncache_db import TaskDB
+
+    server = json.loads((built_plugin / ".claude-plugin" / "plugin.json").read_text())
+    launch = server["mcpServers"]["pm"]
+    warm_env = dict(os.environ, MISSIONCACHE_PLUGIN_ROOT=str(built_plugin), **box.env)
+    warm = subprocess.run(
+        [launch["command"], *launch["args"]],
+        env=warm_env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=MCP_START_TIMEOUT,
+        check=False,
+    )
+    assert warm.returncode == 0, warm.stderr  # installed (if needed), started, saw EOF
+    with TaskDB() as db:
+        task = db.create_task("demo", repo=box.repo)
+    call = {"tasks_file": str(task.tasks_file), "new_tasks": ["Offline item"]}
+    nowhere = "http://127.0.0.1:9"  # nothing listens: every connection to PyPI fails
+    offline = {"HTTPS_PROXY": nowhere, "HTTP_PROXY": nowhere, "ALL_PROXY": nowhere}
+    offline["NO_PROXY"] = "127.0.0.1,localhost"  # the fake model stays reachable
+    with FakeAnthropicAPI([[ToolUse(TOOL + "update_tasks_file", call)], "ok"]) as api:
+        run_turn(
+            "add an item",
+            home=box.home,
+            cwd=box.repo,
+            fake_api=api,
+            plugin_dirs=[built_plugin],
+            env_extra={**box.env, **offline},
+            extra_args=["--allowedTools", TOOL + "update_tasks_file"],
+            timeout=MCP_START_TIMEOUT,
+        ).check()
+    [result] = tool_results(api)
+    assert not result.get("is_error"), result
+    assert "- [ ] 1. Offline item" in task.tasks_file.read_text()
+
+
 def _marketplace(tmp_path: Path, plugin: Path) -> Path:
     market = tmp_path / "market"
     shutil.copytree(plugin, market / "missioncache")

@@ -332,3 +332,36 @@ def test_two_clients_updating_one_tasks_file_lose_nothing(world, demo):
     for who, numbers in (("A", range(1, 21)), ("B", range(21, 41))):
         for n in numbers:
             assert f"- {who} note {n}\n" in context
+
+
+# -- which session is calling ------------------------------------------------------------------
+
+
+def _transcript(world, sid, text):
+    """A session transcript where Claude Code keeps it for the server's project dir."""
+    folder = world.claude / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(world.repo))
+    return world.write(folder / f"{sid}.jsonl", text)
+
+
+def test_the_calling_session_is_found_through_the_tool_use_id_after_clear(world, demo):
+    """After /clear the server's environment still names the old session; the transcript
+    holding this call's tool_use id names the new one, and that one is bound."""
+    new_sid = "9a8b7c6d-0000-4000-8000-00000000c1ea"
+    _transcript(world, world.sid, '{"type":"assistant","id":"toolu_OLD"}\n')
+    _transcript(world, new_sid, '{"content":[{"type":"tool_use","id":"toolu_01NEW"}]}\n')
+    reply = world.call(
+        "get_task",
+        {"name": "demo"},
+        meta={"claudecode/toolUseId": "toolu_01NEW"},
+        CLAUDE_PROJECT_DIR=str(world.repo),
+    )
+    assert f"This session ({new_sid}) is now bound to demo." in reply.text
+    assert world.binding(new_sid)["taskId"] == demo.id
+    assert world.binding() is None
+
+
+def test_an_unknown_tool_use_id_falls_back_to_the_environment(world, demo):
+    _transcript(world, "9a8b7c6d-0000-4000-8000-00000000c1ea", '{"id":"toolu_01OTHER"}\n')
+    for meta in ({"claudecode/toolUseId": "toolu_01NOWHERE"}, {"claudecode/toolUseId": "../x"}):
+        reply = world.call("get_task", {"name": "demo"}, meta=meta)
+        assert f"This session ({world.sid}) is now bound" in reply.text
