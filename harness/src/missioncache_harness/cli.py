@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("plugin", type=Path, nargs="?")
     check.set_defaults(func=cmd_check)
     demo = sub.add_parser("demo", help="play a short session against the built plugin")
+    demo.add_argument("--plugin", type=Path, help="plugin dir (default: the repo's plugin/)")
     demo.set_defaults(func=cmd_demo)
     return parser
 
@@ -105,7 +106,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
     from missioncache_harness import demo
 
-    return demo.main()
+    return demo.main(plugin=args.plugin)
 
 
 def _environment(home: Path | None) -> dict[str, str]:

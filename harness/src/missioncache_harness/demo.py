@@ -23,10 +23,10 @@ WIDTH = 100
 TASK = "demo-task"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, plugin: Path | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="missioncache-demo-") as tmp:
         try:
-            return play(Path(tmp))
+            return play(Path(tmp), plugin)
         except (RuntimeError, FileNotFoundError) as error:
             print(f"demo: {error}", file=sys.stderr)
             return 1
@@ -67,7 +67,7 @@ def play(tmp: Path, plugin: Path | None = None) -> int:
         _show_event(event)
     _line("compaction instructions", comp.instructions or "(none)")
     _step("You quit (SessionEnd)")
-    _show_event(session.end())
+    _show_event(session.end(), quiet=False)
     _step("Time recorded")
     _time(env, plugin, project)
     return 0
@@ -93,8 +93,10 @@ def _prompt(session: Session, text: str, reply: list) -> None:
         _show_event(event)
 
 
-def _show_event(result: EventResult) -> None:
+def _show_event(result: EventResult, quiet: bool = True) -> None:
     if not result.hooks:
+        if not quiet:
+            print(f"  no MissionCache hook on {result.event}")
         return
     label = result.event
     if result.event == "SessionStart":
@@ -120,22 +122,31 @@ def _time(env: McEnv, plugin: Path, project: Path) -> None:
     environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
     done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ, cwd=project)
     _line("missioncache-db time", (done.stdout or done.stderr).strip())
-    _line("heartbeats recorded", str(_heartbeats(env.data_root / "tasks.db")))
+    _line("heartbeats recorded", _heartbeats(env.data_root / "tasks.db"))
     _say(
         "    (a work session is credited once its heartbeats are processed; the assumed work\n"
         "     after the last prompt counts once the session has been idle for the timeout)"
     )
 
 
-def _heartbeats(db: Path) -> int | str:
-    """Read straight from tasks.db: the harness imports nothing of the product."""
+def _heartbeats(db: Path) -> str:
+    """How many heartbeats, and how many processed into work sessions (``2 (2 processed)``).
+
+    Read straight from tasks.db: the harness imports nothing of the product.
+    """
     import sqlite3
 
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-            return conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0]
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            total, done = conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(processed), 0) FROM heartbeats"
+            ).fetchone()
+        finally:
+            conn.close()
     except sqlite3.Error as error:
         return f"unknown ({error})"
+    return f"{total} ({done} processed)"
 
 
 def _script(command: str) -> str:

@@ -49,10 +49,15 @@ def session_start(
     session_title: str | None = None,
     seconds_since_last_response: float = 0,
     context_tokens: int = 0,
+    cache_figures: bool = True,
 ) -> dict[str, Any]:
-    """SessionStart: ``source``; resume adds cache figures; compact adds prompt_id and model."""
+    """SessionStart: ``source``; resume adds cache figures; compact adds prompt_id and model.
+
+    A resume whose session ended with a compaction (no reply since) carries no cache figures:
+    ``cache_figures=False`` (measured on 2.1.328).
+    """
     payload = {**base, "source": source}
-    if source == "resume":
+    if source == "resume" and cache_figures:
         payload.update(
             seconds_since_last_response=seconds_since_last_response,
             context_tokens=context_tokens,

@@ -177,21 +177,21 @@ def _route_hook(ctx: _Ctx, run: HookRun) -> HookOutcome:
     if invalid is not None:
         _non_blocking(ctx, run, out, invalid)
         return out
-    if run.exit_code == 0:
+    if run.exit_code == 0 or (parsed is not None and run.exit_code != 2):
+        # Measured on 2.1.328: valid JSON output wins over exit 1 (a hook_success, no error).
         _success(ctx, run, out, parsed)
     elif run.exit_code == 2:
         _exit2(ctx, run, out)
     else:
         _non_blocking(ctx, run, out, f"Failed with non-blocking status code: {_stderr(run)}")
-        if parsed is not None:
-            _apply_json(ctx, run, out, parsed)
     return out
 
 
 def _success(ctx: _Ctx, run: HookRun, out: HookOutcome, parsed: dict | None) -> None:
     """Exit 0: JSON is interpreted; plain stdout reaches the model only at SessionStart/UPS."""
     if parsed is not None:
-        out.records.append(_hook_success(ctx, run, ""))
+        if ctx.event != "UserPromptSubmit":  # measured: UPS JSON leaves no hook_success
+            out.records.append(_hook_success(ctx, run, ""))
         _apply_json(ctx, run, out, parsed)
         return
     text = run.stdout.strip()
@@ -294,7 +294,10 @@ def _apply_json(ctx: _Ctx, run: HookRun, out: HookOutcome, data: dict) -> None:
 
 
 def _additional_context(ctx: _Ctx, out: HookOutcome, context: str) -> None:
-    out.records.append(_attachment(ctx, "hook_additional_context", content=[context]))
+    record = _attachment(ctx, "hook_additional_context", content=[context])
+    if ctx.event == "SessionStart":  # measured: named "SessionStart", without ":<source>"
+        record["attachment"]["hookName"] = ctx.event
+    out.records.append(record)
     out.additional_context.append(context)
     if ctx.event in STOP_EVENTS:
         line = f"Stop hook additional context: {context}"

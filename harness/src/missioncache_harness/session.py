@@ -120,6 +120,7 @@ class Session:
         self.previous_session_ids: list[str] = []
         self._pending_context: list[str] = []
         self._conversation: list[str] = []
+        self._replied_since_compaction = True
         self._begin(session_id or payloads.new_id())
 
     # ------------------------------------------------------------ public
@@ -160,6 +161,8 @@ class Session:
             prompt_id=self._prompt_id,
             model=self.model,
             session_title=self.title,
+            # Measured: a resume right after a compaction carries no cache figures.
+            cache_figures=self._replied_since_compaction,
             **extras,  # type: ignore[arg-type]
         )
         result = self.fire("SessionStart", payload)
@@ -218,7 +221,8 @@ class Session:
         self._pending_context = []
         if self._play(turn, reply):
             self._stop_loop(turn, iter(stop_replies))
-        turn.result = turn.last_assistant_message
+        # Measured on 2.1.328: a turn ended by the Stop block cap has an empty ``-p`` result.
+        turn.result = "" if turn.stop_cap_reached else turn.last_assistant_message
         self.writer.add(tx.last_prompt(flat, self.writer.last_uuid))
         return turn
 
@@ -335,6 +339,7 @@ class Session:
                     request_ref=request_ref,
                 )
             )
+            self._replied_since_compaction = True
             if isinstance(block, Text):
                 turn.last_assistant_message = block.text
                 self._conversation.append(f"Claude: {block.text}")
@@ -474,7 +479,10 @@ class Session:
         self.writer.add(tx.compact_summary(comp.summary))
         self._record(start)
         self._conversation = [f"Summary: {comp.summary}"]
-        self._pending_context = list(start.routed.model_texts)
+        # Measured: texts waiting from before the compaction (a resume's SessionStart) still
+        # reach the model on the next turn, with SessionStart(compact)'s.
+        self._pending_context += start.routed.model_texts
+        self._replied_since_compaction = False
         if comp.trigger != "manual":
             return
         lines = ["Compacted (ctrl+o to see full summary)"]

@@ -1,0 +1,366 @@
+"""End-to-end scenarios: the BUILT plugin through the simulator (`Session`), as a user lives them.
+
+Each test plays a short session against the plugin built by scripts/build_plugin.py, in an isolated
+HOME with a real task tied to a project directory, and checks what reached Claude, what the human
+saw, and what was written (heartbeats, the context file, processed time). Hooks run as processes,
+exactly as Claude Code runs them; nothing of the product is imported.
+
+The last tests check the harness's own commands (`demo`, `fire SessionStart`) on the same plugin.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from missioncache_harness.session import Session
+from missioncache_harness.tools import Text, Tool, Write
+from missioncache_harness.workspace import McEnv, McTask, python3
+
+BANNER = "SessionStart hook additional context: ## MissionCache: Active Task Detected"
+STOP_LINE = (
+    "⎿  Stop says: MissionCache: Claude edited 1 file(s) while working on demo-task. "
+    "Run /missioncache:save to save context before you leave."
+)
+TRACKER = "UserPromptSubmit hook success: MissionCache task tracker (demo-task)"
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def task_dir(mc_env: McEnv) -> Path:
+    return mc_env.data_root / "active" / "demo-task"
+
+
+def context_file(mc_env: McEnv) -> Path:
+    return task_dir(mc_env) / "demo-task-context.md"
+
+
+def tasks_file(mc_env: McEnv) -> Path:
+    return task_dir(mc_env) / "demo-task-tasks.md"
+
+
+def rows(mc_env: McEnv, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def wait_for_heartbeats(mc_env: McEnv, count: int) -> None:
+    """The heartbeat is written by a detached child: poll (bounded) for it."""
+    deadline = time.monotonic() + 20
+    while rows(mc_env, "SELECT COUNT(*) FROM heartbeats")[0][0] < count:
+        assert time.monotonic() < deadline, f"fewer than {count} heartbeats recorded"
+        time.sleep(0.05)
+
+
+def bundled(mc_env: McEnv, plugin: Path, *args: str) -> str:
+    """Run the plugin's bundled ``missioncache_db`` command; its stdout."""
+    env = dict(mc_env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    done = mc_env.run([python3(), "-m", "missioncache_db", *args], env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def session(plugin: Path, mc_env: McEnv, repo: Path) -> Session:
+    return Session(plugin, repo, env=mc_env.env)
+
+
+def hook_texts(texts: list[str]) -> list[str]:
+    return [t for t in texts if "MissionCache" in t]
+
+
+# ------------------------------------------------------------------ first session
+
+
+def test_first_session_in_a_tracked_repository(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    s = session(built_plugin, mc_env, tracked_repo)
+    start = s.start()
+    assert [t.split("\n")[0] for t in start.routed.model_texts] == [BANNER]
+    banner = start.routed.model_texts[0]
+    assert f"**Task:** demo-task (id {mc_task.id})" in banner
+    assert f"**Session:** {s.session_id} (startup)" in banner
+    assert str(context_file(mc_env)) in banner and str(tasks_file(mc_env)) in banner
+    assert "mcp__plugin_missioncache_pm__update_tasks_file" in banner
+    assert start.routed.human_texts == [
+        "⎿  SessionStart:startup says: MissionCache: tracking demo-task (0s invested)"
+    ]
+    turn = s.prompt("how is the parser structured?", reply=[Text("It has three stages.")])
+    assert turn.model_texts[0] == banner  # the banner rides on the first request
+    assert not any("MissionCache: tracking" in t for t in s.model_log)  # the human's line only
+    assert not turn.blocked and turn.result == "It has three stages."
+    wait_for_heartbeats(mc_env, 1)
+    assert rows(mc_env, "SELECT session_id, task_id FROM heartbeats") == [
+        (s.session_id, mc_task.id)
+    ]
+    binding_file = mc_env.claude_dir / "hooks" / "state" / "projects" / f"{s.session_id}.json"
+    binding = json.loads(binding_file.read_text())
+    assert (binding["taskId"], binding["projectName"]) == (mc_task.id, "demo-task")
+    # Processed with an idle timeout of 0, the single heartbeat is a closed work session worth
+    # the assumed-work tail (120 s by default).
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
+    with conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO config(key, value) VALUES ('idle_timeout_seconds', '0')"
+        )
+    conn.close()
+    assert bundled(mc_env, built_plugin, "time", "demo-task") == "demo-task: 2m (all)"
+    assert rows(mc_env, "SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+    later = session(built_plugin, mc_env, tracked_repo).start()
+    assert "(2m invested)" in later.routed.human_texts[0]
+
+
+def test_no_task_means_no_output(built_plugin: Path, mc_env: McEnv, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "untracked"
+    elsewhere.mkdir()
+    s = session(built_plugin, mc_env, elsewhere)
+    start = s.start()
+    turn = s.prompt("hello", reply=[Write("a.txt", "x\n")])
+    assert start.routed.model_texts == start.routed.human_texts == []
+    assert turn.model_texts == turn.human_texts == []
+
+
+# ------------------------------------------------------------------ divergence reminder
+
+
+def test_divergence_reminder_reaches_the_model_once_per_set(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    context, tasks = context_file(mc_env), tasks_file(mc_env)
+    context.write_text(context.read_text() + "\n### Task 2\nFound the cause.\n")
+    tasks.write_text(tasks.read_text() + "- [x] 1. Reproduce\n- [ ] 2. Fix\n- [ ] 3. Test\n")
+    s = session(built_plugin, mc_env, tracked_repo)
+    s.start()
+    first = s.prompt("continue")
+    (reminder,) = [t for t in first.model_texts if t.startswith(TRACKER)]
+    assert "unchecked in the tasks file: 2." in reminder
+    assert f"Tasks file: {tasks}" in reminder
+    call = (
+        "mcp__plugin_missioncache_pm__update_tasks_file("
+        f'tasks_file="{tasks}", completed_tasks=["2"])'
+    )
+    assert call in reminder
+    assert "TaskCreate" in reminder
+    assert not any("task tracker" in t for t in first.human_texts)
+
+    again = s.prompt("and now?")
+    assert not any(t.startswith(TRACKER) for t in again.model_texts)
+
+    context.write_text(context.read_text() + "\n### Task 3\nTests written.\n")
+    changed = s.prompt("next")
+    (reminder,) = [t for t in changed.model_texts if t.startswith(TRACKER)]
+    assert 'completed_tasks=["2", "3"]' in reminder
+
+    tasks.write_text(
+        tasks.read_text().replace("- [ ] 2.", "- [x] 2.").replace("- [ ] 3.", "- [x] 3.")
+    )
+    assert not any(t.startswith(TRACKER) for t in s.prompt("done?").model_texts)
+    tasks.write_text(tasks.read_text().replace("- [x] 3.", "- [ ] 3."))
+    back = s.prompt("oops")
+    assert [t for t in back.model_texts if t.startswith(TRACKER)], "a reappearing set fires again"
+
+
+# ------------------------------------------------------------------ Stop reminder
+
+
+def test_edit_then_stop_reminds_the_human_not_the_model(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    s = session(built_plugin, mc_env, tracked_repo)
+    s.start()
+    edit = s.prompt("add greet.py", reply=[Text("Adding."), Write("greet.py", "print('hi')\n")])
+    assert (tracked_repo / "greet.py").read_text() == "print('hi')\n"
+    assert edit.human_texts == [STOP_LINE]
+    assert not any("/missioncache:save" in t for t in edit.model_texts)
+    assert edit.stop_rounds == 1 and not edit.stop_cap_reached
+    stop = edit.events[-1]
+    assert stop.event == "Stop" and not stop.routed.continues_turn
+
+    read = s.prompt(
+        "what does greet.py print?",
+        reply=[
+            Tool("Read", {"file_path": str(tracked_repo / "greet.py")}, "print('hi')"),
+            Text("It prints hi; I could Write or Edit it if you want."),
+        ],
+    )
+    assert read.human_texts == []
+    assert read.stop_rounds == 1
+
+
+# ------------------------------------------------------------------ compaction
+
+
+@pytest.mark.parametrize("trigger", ["manual", "auto"])
+def test_compaction_saves_a_snapshot_and_the_digest_comes_back(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path, trigger: str
+) -> None:
+    s = session(built_plugin, mc_env, tracked_repo)
+    s.start()
+    s.prompt("add a greeting module", reply=[Text("Adding."), Write("g.py", "x = 1\n")])
+    s.prompt("now rename\nit to hello", reply=[Text("Renamed it.")])
+    wait_for_heartbeats(mc_env, 2)
+    before = context_file(mc_env).read_text()
+
+    comp = s.compact(trigger)
+
+    assert not comp.blocked
+    after = context_file(mc_env).read_text()
+    assert after != before and after.startswith("# ")
+    assert after.count("**Last Updated:** ") == 1
+    assert f", {trigger})\n" in after and "- Auto-saved before compaction (" in after
+    assert "  - User: add a greeting module\n" in after
+    assert "  - User: now rename it to hello\n" in after  # one line: no markdown structure
+    assert "  - Claude: Renamed it.\n" in after
+    assert rows(mc_env, "SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+    assert rows(mc_env, "SELECT SUM(heartbeat_count) FROM sessions") == [(2,)]
+    expected = (
+        f"MissionCache saved a pre-compaction snapshot to {context_file(mc_env)}; keep the "
+        'MissionCache task name "demo-task" and its next steps in the summary.'
+    )
+    assert comp.instructions == expected
+    assert f"\n\nAdditional Instructions:\n{expected}\n\n" in comp.request_text
+    command = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py" || true'
+    shown = [f"PreCompact [{command}] completed successfully: {expected}"]
+    precompact = [t for t in comp.human_texts if t.startswith("PreCompact")]
+    assert precompact == (shown if trigger == "manual" else [])
+
+    nxt = s.prompt("where were we?")
+    (digest,) = [t for t in nxt.model_texts if t.startswith("SessionStart hook additional")]
+    assert f"**Session:** {s.session_id} (compact)" in digest
+    assert "Where the work stands" in digest
+    assert "- Auto-saved before compaction (" in digest and "User: add a greeting module" in digest
+    compact_output = [t for t in nxt.model_texts if t.startswith("<local-command-stdout>")]
+    assert len(compact_output) == (1 if trigger == "manual" else 0)
+
+
+# ------------------------------------------------------------------ broken hooks
+
+CRASH = "import sys\nprint('partial', file=sys.stderr)\nraise RuntimeError('boom')\n"
+HANG = "import time\ntime.sleep(60)\n"
+EXIT2 = "import sys\nprint('no!', file=sys.stderr)\nsys.exit(2)\n"
+SCRIPTS = ["session_start", "activity_tracker", "task_tracker", "pre_compact", "stop"]
+
+
+def broken_copy(plugin: Path, dest: Path, mode: str, scripts: list[str]) -> Path:
+    """A copy of the built plugin whose ``scripts`` crash, hang (timeouts cut to 1 s), exit 2
+    or are missing; everything else, hooks.json's ``|| true`` included, is the product's."""
+    shutil.copytree(plugin, dest)
+    for name in scripts:
+        script = dest / "hooks" / f"{name}.py"
+        if mode == "missing":
+            script.unlink()
+        else:
+            script.write_text({"crash": CRASH, "hang": HANG, "exit2": EXIT2}[mode])
+    if mode == "hang":
+        config = dest / "hooks" / "hooks.json"
+        data = json.loads(config.read_text())
+        for groups in data["hooks"].values():
+            for group in groups:
+                for hook in group["hooks"]:
+                    hook["timeout"] = 1
+        config.write_text(json.dumps(data))
+    return dest
+
+
+@pytest.mark.parametrize("mode", ["crash", "hang", "exit2", "missing"])
+def test_broken_hooks_never_harm_the_session(
+    built_plugin: Path,
+    mc_env: McEnv,
+    mc_task: McTask,
+    tracked_repo: Path,
+    tmp_path: Path,
+    mode: str,
+) -> None:
+    plugin = broken_copy(built_plugin, tmp_path / "broken", mode, SCRIPTS)
+    s = session(plugin, mc_env, tracked_repo)
+    start = s.start()
+    assert not start.routed.blocked and start.routed.model_texts == []
+    turn = s.prompt("add a file", reply=[Text("Adding."), Write("f.txt", "x\n"), Text("Added.")])
+    assert not turn.blocked and turn.result == "Added."
+    assert (tracked_repo / "f.txt").exists()
+    assert turn.stop_rounds == 1 and not turn.stop_cap_reached
+    assert turn.model_texts == []
+    for trigger in ("manual", "auto"):
+        comp = s.compact(trigger)
+        assert not comp.blocked and comp.instructions is None
+    assert not s.prompt("still there?").blocked
+    if mode == "hang":
+        assert any(run.timed_out for event in s.events for run in event.hooks)
+
+
+def test_one_crashing_hook_leaves_the_others_working(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path, tmp_path: Path
+) -> None:
+    plugin = broken_copy(built_plugin, tmp_path / "broken", "crash", ["task_tracker"])
+    s = session(plugin, mc_env, tracked_repo)
+    assert s.start().routed.model_texts[0].startswith(BANNER)
+    turn = s.prompt("edit", reply=[Write("f.txt", "x\n")])
+    assert turn.human_texts == [STOP_LINE]
+    wait_for_heartbeats(mc_env, 1)
+
+
+# ------------------------------------------------------------------ the harness's commands
+
+
+def test_demo_command_tells_the_story(built_plugin: Path, tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "missioncache_harness.cli",
+        "demo",
+        "--plugin",
+        str(built_plugin),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    steps = [line for line in out.splitlines() if line.startswith("== ")]
+    assert steps == [
+        "== Claude Code starts in the project (SessionStart)",
+        '== You: "Add a greeting module"',
+        '== You: "Make it say hello world"',
+        "== You type /compact (PreCompact, then the compaction hooks)",
+        "== You quit (SessionEnd)",
+        "== Time recorded",
+    ]
+    assert f"plugin:  {built_plugin}" in out
+    assert "Claude sees: " + BANNER in out
+    assert "you see: ⎿  SessionStart:startup says: MissionCache: tracking demo-task" in out
+    assert "you see: ⎿  Stop says: MissionCache: Claude edited 1 file(s)" in out
+    assert "compaction instructions: MissionCache saved a pre-compaction snapshot" in out
+    assert "no MissionCache hook on SessionEnd" in out
+    assert "heartbeats recorded: 2 (2 processed)" in out
+    assert "Traceback" not in out + done.stderr
+
+
+def test_fire_session_start_prints_the_routed_result(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    command = [sys.executable, "-m", "missioncache_harness.cli", "fire", "SessionStart"]
+    args = ["--plugin", str(built_plugin), "--cwd", str(tracked_repo), "--home", str(mc_env.home)]
+    done = subprocess.run(
+        [*command, *args], capture_output=True, text=True, timeout=60, check=False, env=mc_env.env
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "SessionStart: 1 hook(s)"
+    assert lines[1] == '[1] python3 "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py" || true'
+    assert lines[2].strip().startswith("exit 0 in ")
+    assert lines[2].endswith("-> model, human, transcript")
+    assert "  model sees: " + BANNER in lines
+    assert (
+        "  human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task (0s invested)"
+        in lines
+    )
+    assert lines[-1] == ("  transcript: hook_success, hook_system_message, hook_additional_context")
