@@ -156,7 +156,12 @@ def main() -> None:
                 emit_json(hook_json("SessionStart", additional_context=candidates_hint(several)))
             return
         if ident.session_id:
-            write_session_binding(ident.session_id, task.name, task.id)
+            try:
+                write_session_binding(ident.session_id, task.name, task.id)
+            except OSError as error:  # a read-only or full Claude dir costs the binding only
+                from missioncache_hookio.output import breadcrumb
+
+                breadcrumb(f"session binding not saved: {error}")
         report(task, db, ident, text_field(payload, "source"))
 
 

@@ -73,6 +73,19 @@ def test_banner_for_the_repositorys_task(hook, mc_env, mc_task, task_dir):
     }
 
 
+def test_banner_still_shown_when_the_binding_cannot_be_written(hook, mc_env, mc_task):
+    """A read-only or full Claude dir costs the binding, never the banner. A file planted
+    where the bindings directory belongs makes the write fail even for root."""
+    state = mc_env.claude_dir / "hooks" / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "projects").write_text("not a directory")
+    done = start(hook)
+    assert "Active Task Detected" in context_of(done)
+    assert done.json["systemMessage"] == "MissionCache: tracking demo-task (0s invested)"
+    assert done.stderr.startswith("missioncache: session binding not saved:")
+    assert done.stderr.count("\n") == 1
+
+
 def test_banner_shows_jira_key_and_time_invested(hook, mc_cli, tracked_repo, query, execute):
     mc_cli("create-task", "jira-task", "--repo", str(tracked_repo), "--jira", "PROJ-42")
     ((task_id,),) = query("SELECT id FROM tasks WHERE name = 'jira-task'")

@@ -1,5 +1,7 @@
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +31,47 @@ def test_importing_the_package_loads_no_submodule():
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "['missioncache_context']"
+
+
+HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "dataclasses")
+PACKAGES = Path(__file__).resolve().parents[2]
+
+
+def test_hook_path_imports_nothing_heavy(tmp_path):
+    """What the hooks do with context and tasks files costs no pathlib/typing/tempfile
+    imports: each is milliseconds of a ~12 ms interpreter start, on every hook run."""
+    context = tmp_path / "demo-context.md"
+    context.write_text(
+        "# Demo\n\n**Last Updated:** 2026-01-01 10:00\n\n## Next Steps\n\n- go\n\n"
+        "### Task 2\n\nfound it\n\n## Recent Changes\n\n### 2026-01-01 10:00\n- made\n"
+    )
+    tasks = tmp_path / "demo-tasks.md"
+    tasks.write_text("# Demo\n\n## Tasks\n\n- [x] 1. one\n- [ ] 2. two\n")
+    code = (
+        "import json, os, re, sqlite3, sys\n"
+        "baseline = set(sys.modules)\n"
+        "from missioncache_context import (digest, divergent_tasks, format_when, read_file,\n"
+        "    record_change, update_file)\n"
+        "context, tasks = sys.argv[1], sys.argv[2]\n"
+        "assert divergent_tasks(read_file(context), read_file(tasks)) == ['2']\n"
+        "assert digest(read_file(context), 3000)\n"
+        "when = format_when()\n"
+        "result = update_file(context, lambda t: record_change(t, ['- saved'], when=when))\n"
+        "assert result.changed and result.file == os.path.realpath(context)\n"
+        "heavy = sorted(m for m in sys.argv[3:] if m in sys.modules and m not in baseline)\n"
+        "print(' '.join(heavy) or 'none')\n"
+    )
+    source = [
+        str(PACKAGES / name / "src") for name in ("missioncache-context", "missioncache-state")
+    ]
+    env = {"PYTHONPATH": os.pathsep.join(source), "PATH": os.defpath}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(context), str(tasks), *HEAVY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["none"]
+    assert "- saved" in context.read_text()

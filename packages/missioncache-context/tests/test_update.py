@@ -141,3 +141,43 @@ def test_add_recent_change_through_update_file_keeps_crlf(tmp_path):
     path.write_bytes(b"# T\r\ntext")
     update_file(path, lambda text: add_recent_change(text, "- x", when="D"))
     assert path.read_bytes() == b"# T\r\ntext\r\n\r\n## Recent Changes\r\n\r\n### D\r\n- x"
+
+
+def test_a_save_landing_during_the_transform_is_kept(tmp_path):
+    """Regression (reliability suite): an editor that saves without our lock by truncating
+    and rewriting in place. PreCompact read the truncated (empty) file, and wrote back just
+    its entry: the user's whole context file was gone. Now the bytes are re-read before
+    the replace and the update starts over from the user's save."""
+    path = tmp_path / "p-context.md"
+    path.write_text("", encoding="utf-8")  # the editor has truncated, not yet written
+    calls = []
+
+    def transform(text):
+        calls.append(text)
+        if len(calls) == 1:  # the editor's write completes while we transform
+            path.write_text("# P - Context\n\nuser notes\n", encoding="utf-8")
+        return text + "- entry\n"
+
+    result = update_file(path, transform)
+    assert calls == ["", "# P - Context\n\nuser notes\n"]
+    assert path.read_text(encoding="utf-8") == "# P - Context\n\nuser notes\n- entry\n"
+    assert result.changed and result.before == "# P - Context\n\nuser notes\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_file_that_never_stops_changing_is_left_alone(tmp_path):
+    from missioncache_context import FileChangedError
+
+    path = tmp_path / "p-context.md"
+    path.write_text("v0\n", encoding="utf-8")
+    count = [0]
+
+    def transform(text):
+        count[0] += 1
+        path.write_text(f"user save {count[0]}\n", encoding="utf-8")
+        return text + "- entry\n"
+
+    with pytest.raises(FileChangedError):
+        update_file(path, transform)
+    assert path.read_text(encoding="utf-8") == f"user save {count[0]}\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -4,6 +4,7 @@ interpreter (``python -S``) that finds our sources through PYTHONPATH only."""
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -244,3 +245,45 @@ def test_heartbeat_auto_entry_skips_the_argparse_command_line(python, cli, workd
         (task,) = db.list_tasks()
         assert db.conn.execute("SELECT count(*) FROM heartbeats").fetchone()[0] == 1
         assert task.name == "demo"
+
+
+HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "argparse", "dataclasses")
+
+
+def test_hook_path_imports_nothing_heavy(python, cli, workdir):
+    """What the hooks and the heartbeat child do costs no pathlib/typing/... imports:
+    each is milliseconds of a ~12 ms interpreter start, on every prompt."""
+    ok(cli("create-task", "demo", "--repo", str(workdir)))
+    code = (
+        "import json, os, re, signal, sqlite3, sys\n"
+        "baseline = set(sys.modules)\n"
+        "from missioncache_db import TaskDB, format_duration, heartbeat_auto, spool\n"
+        "from missioncache_db import write_session_binding\n"
+        "heartbeat_auto.main(); signal.alarm(0)\n"
+        "with TaskDB(busy_timeout=1) as db:\n"
+        "    task = db.find_task_for_cwd(os.getcwd(), 's1')\n"
+        "    write_session_binding('s1', task.name, task.id)\n"
+        "    assert db.find_task_for_cwd(os.getcwd(), 's1') == task\n"
+        "    assert os.path.isfile(task.context_path) and os.path.isfile(task.tasks_path)\n"
+        "    assert os.path.isdir(task.directory_path)\n"
+        "    spool.append(db.spool_folder, {'uid': 'ab12', 'task_id': task.id, 'epoch': 1.0})\n"
+        "    db.record_heartbeat_auto(os.getcwd(), 's1')\n"
+        "    processed = db.process_heartbeats()\n"
+        "    format_duration(db.time_invested(task.id))\n"
+        "heavy = sorted(m for m in sys.argv[1:] if m in sys.modules and m not in baseline)\n"
+        "print(processed, ' '.join(heavy) or 'none')\n"
+    )
+    done = python(code, *HEAVY, cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "none"]
+
+
+def test_task_string_paths_match_the_path_properties(db, workdir, roots):
+    task = db.create_task("demo", repo=workdir)
+    assert Path(task.directory_path) == task.directory
+    assert Path(task.context_path) == task.context_file
+    assert Path(task.tasks_path) == task.tasks_file
+    assert db.file == str(db.path) and Path(db.spool_folder) == db.spool_dir
+    Path(task.context_path).unlink()
+    (task.directory / "context.md").write_text("bare layout\n")
+    assert task.context_path == str(task.directory / "context.md") == str(task.context_file)

@@ -5,6 +5,7 @@ import os
 import random
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -364,7 +365,7 @@ def test_writer_reappends_when_its_file_was_claimed_meanwhile(roots, monkeypatch
 
     monkeypatch.setattr(spool.os, "write", write_then_claim)
     path = spool.append(directory, {"uid": "ab", "n": 1})
-    assert path.read_text() == moved[0].read_text() == '{"n":1,"uid":"ab"}\n'
+    assert Path(path).read_text() == moved[0].read_text() == '{"n":1,"uid":"ab"}\n'
 
 
 def test_other_database_files_have_their_own_spool(roots, tmp_path):

@@ -197,3 +197,29 @@ def test_row_is_rolled_back_when_files_cannot_be_written(db, roots):
     with pytest.raises(OSError):
         db.create_task("x")
     assert db.list_tasks() == []
+
+
+@pytest.mark.parametrize(
+    ("full_path", "name"),
+    [
+        ("active/../../outside", "demo"),
+        ("../outside", "demo"),
+        ("/etc", "demo"),
+        ("active//x", "demo"),
+        ("active\\..\\x", "demo"),
+        ("C:/x", "demo"),
+        ("active/demo", "../../x"),
+        ("active/demo", "a/b"),
+    ],
+)
+def test_rows_whose_files_would_leave_the_data_root_are_not_served(db, roots, full_path, name):
+    """Regression (reliability suite): a row written by another tool with a climbing path
+    made the hooks read and write `<root>/../../outside/<name>-context.md`."""
+    task = db.create_task("demo")
+    db.conn.execute(
+        "UPDATE tasks SET full_path = ?, name = ? WHERE id = ?", (full_path, name, task.id)
+    )
+    assert db.get_task(task.id) is None
+    assert db.list_tasks() == []
+    kept = db.create_task("kept")
+    assert [t.name for t in db.list_tasks()] == ["kept"] and db.get_task(kept.id) == kept

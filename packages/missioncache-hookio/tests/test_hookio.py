@@ -141,3 +141,10 @@ def test_well_typed_payloads():
             "source": "startup",
         }
     )
+
+
+def test_deeply_nested_json_is_not_a_payload():
+    """Regression (reliability suite): json.loads raises RecursionError, not ValueError,
+    for input nested thousands deep; the hook must treat it as bad input, not crash."""
+    assert parse(b'{"a":' * 100_000 + b"1" + b"}" * 100_000) is None
+    assert parse(b"[" * 100_000) is None

@@ -98,3 +98,17 @@ def test_lock_does_not_follow_a_planted_symlink(tmp_path):
     with pytest.raises(OSError), FileLock(target, timeout=0.1):
         pass
     assert not victim.exists()
+
+
+def test_atomic_write_declined_by_still_valid_leaves_the_target(tmp_path):
+    """Regression support (reliability suite): the check read-modify-write callers use to
+    notice an unlocked writer runs after the temp file is complete, before the replace."""
+    from missioncache_state.atomic import atomic_write_bytes
+
+    target = tmp_path / "f.md"
+    target.write_bytes(b"user\n")
+    assert atomic_write_bytes(target, b"ours\n", still_valid=lambda: False) is False
+    assert target.read_bytes() == b"user\n"
+    assert os.listdir(tmp_path) == ["f.md"]
+    assert atomic_write_bytes(target, b"ours\n", still_valid=lambda: True) is True
+    assert target.read_bytes() == b"ours\n"

@@ -72,3 +72,23 @@ def test_state_files_round_trip(roots):
     assert statefile.load_state("precompact-error") is None
     with pytest.raises(ValueError):
         statefile.state_file("../evil")
+
+
+@pytest.mark.parametrize("suffix", ["", "-journal", "-wal", "-shm"])
+def test_symlinked_hooks_state_db_is_refused(roots, tmp_path, suffix):
+    """Regression (reliability suite): SQLite follows a symlink planted at hooks-state.db
+    and wrote our row into the user's database it pointed at."""
+    _, claude = roots
+    victim = tmp_path / "victim.db"
+    conn = sqlite3.connect(victim)
+    with conn:
+        conn.execute("CREATE TABLE notes(x)")
+    conn.close()
+    before = victim.read_bytes()
+    claude.mkdir(parents=True)
+    (claude / f"hooks-state.db{suffix}").symlink_to(victim)
+    with pytest.raises(OSError):
+        terminal.write_terminal_session({"TERM_SESSION_ID": "tab"}, "sess-1")
+    assert victim.read_bytes() == before
+    # the plain-text map is still written: it needs no SQLite
+    assert (claude / "hooks" / "state" / "term-sessions" / "tab").read_text() == "sess-1\n"

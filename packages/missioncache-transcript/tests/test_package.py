@@ -18,3 +18,39 @@ def test_import_is_lazy_and_reexports_work():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "dataclasses")
+
+
+def test_hook_path_imports_nothing_heavy(tmp_path):
+    """Stop and PreCompact read transcripts on the user's time: no pathlib/typing/...
+    imports (each is milliseconds of a ~12 ms interpreter start)."""
+    import os
+    from pathlib import Path
+
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        '{"type":"user","message":{"role":"user","content":"rename it"}}\n'
+        '{"type":"assistant","message":{"id":"m1","role":"assistant","content":'
+        '[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/a.py"}}]}}\n'
+    )
+    code = (
+        "import json, os, re, sys\n"
+        "baseline = set(sys.modules)\n"
+        "from missioncache_transcript import find_edits, recent_turns\n"
+        "assert [e.file_path for e in find_edits(sys.argv[1])] == ['/a.py']\n"
+        "assert recent_turns(sys.argv[1], 3, None)[0].text == 'rename it'\n"
+        "heavy = sorted(m for m in sys.argv[2:] if m in sys.modules and m not in baseline)\n"
+        "print(' '.join(heavy) or 'none')\n"
+    )
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "PATH": os.defpath}
+    result = subprocess.run(
+        [sys.executable, "-S", "-c", code, str(transcript), *HEAVY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["none"]

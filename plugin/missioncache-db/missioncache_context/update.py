@@ -12,30 +12,49 @@ from __future__ import annotations
 import os
 import stat
 from collections import namedtuple
-from collections.abc import Callable
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: pathlib and typing cost ms on every hook run
+    from collections.abc import Callable
+    from pathlib import Path
 
 _BOM = b"\xef\xbb\xbf"
 
 
-class NotUtf8Error(ValueError):
-    """The file is not valid UTF-8; it was left untouched."""
+def _as_path(path: str) -> Path:
+    from pathlib import Path  # only when asked: hooks work with strings
 
-    def __init__(self, path: Path, position: int) -> None:
+    return Path(path)
+
+
+class NotUtf8Error(ValueError):
+    """The file is not valid UTF-8; it was left untouched. ``file`` is its path as a
+    string, ``path`` as a Path."""
+
+    def __init__(self, path: str | os.PathLike[str], position: int) -> None:
         super().__init__(f"{path} is not valid UTF-8 (byte {position}); left untouched")
-        self.path = path
+        self.file = os.fspath(path)
         self.position = position
 
+    @property
+    def path(self) -> Path:
+        return _as_path(self.file)
 
-class UpdateResult(namedtuple("UpdateResult", "path changed before after")):
-    """Outcome of :func:`update_file`: the ``path`` written (symlinks resolved), whether
-    the text ``changed`` (and so was written), and the text ``before``/``after`` the
-    transform (BOM excluded). Pure transforms can be re-run on ``before`` for details."""
+
+class UpdateResult(namedtuple("UpdateResult", "file changed before after")):
+    """Outcome of :func:`update_file`: the ``file`` written (a string, symlinks resolved;
+    ``path`` is the same as a Path), whether the text ``changed`` (and so was written),
+    and the text ``before``/``after`` the transform (BOM excluded). Pure transforms can be
+    re-run on ``before`` for details."""
 
     __slots__ = ()
 
+    @property
+    def path(self) -> Path:
+        return _as_path(self.file)
 
-def _decode(path: Path, data: bytes) -> tuple[bytes, str]:
+
+def _decode(path: str, data: bytes) -> tuple[bytes, str]:
     """(BOM bytes or b"", text) - raising NotUtf8Error instead of guessing."""
     bom = _BOM if data.startswith(_BOM) else b""
     try:
@@ -44,13 +63,31 @@ def _decode(path: Path, data: bytes) -> tuple[bytes, str]:
         raise NotUtf8Error(path, error.start + len(bom)) from None
 
 
+RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
+
+
+class FileChangedError(OSError):
+    """Another writer kept changing the file while we updated it; it was left untouched."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path} kept changing while it was being updated; left untouched")
+        self.file = path
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 def read_file(path: str | os.PathLike[str]) -> str:
     """A context/tasks file's text without BOM (no lock: writers replace atomically).
 
     Raises FileNotFoundError when missing and NotUtf8Error when not UTF-8.
     """
-    target = Path(path)
-    return _decode(target, target.read_bytes())[1]
+    target = os.fspath(path)
+    with open(target, "rb") as handle:
+        data = handle.read()
+    return _decode(target, data)[1]
 
 
 def update_file(
@@ -71,17 +108,28 @@ def update_file(
     from missioncache_state.atomic import atomic_write_bytes
     from missioncache_state.lock import FileLock
 
-    target = Path(os.path.realpath(path))
-    if not target.exists():
-        raise FileNotFoundError(2, "No such file", str(path))
+    target = os.path.realpath(path)
+    if not os.path.exists(target):
+        raise FileNotFoundError(2, "No such file", os.fspath(path))
     with FileLock(target, timeout=timeout):
-        data = target.read_bytes()
-        bom, before = _decode(target, data)
-        after = transform(before)
-        if not isinstance(after, str):
-            raise TypeError(f"transform returned {type(after).__name__}, not str")
-        if after == before:
-            return UpdateResult(target, False, before, after)
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-        atomic_write_bytes(target, bom + after.encode("utf-8"), mode=mode)
-    return UpdateResult(target, True, before, after)
+        for _attempt in range(RACE_ATTEMPTS):
+            data = _read_bytes(target)
+            bom, before = _decode(target, data)
+            after = transform(before)
+            if not isinstance(after, str):
+                raise TypeError(f"transform returned {type(after).__name__}, not str")
+            if after == before:
+                return UpdateResult(target, False, before, after)
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+            # Editors save without our lock, often by truncating and rewriting in place:
+            # a read can catch a half-saved file, and a save can land while we transform.
+            # Re-read just before the replace and start over if the bytes moved, so we
+            # never write back a torn read and lose only a save landing in microseconds.
+            if atomic_write_bytes(
+                target,
+                bom + after.encode("utf-8"),
+                mode=mode,
+                still_valid=lambda seen=data: _read_bytes(target) == seen,
+            ):
+                return UpdateResult(target, True, before, after)
+    raise FileChangedError(target)

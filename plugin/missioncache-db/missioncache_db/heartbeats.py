@@ -12,7 +12,6 @@ import json
 import math
 import os
 import sqlite3
-from pathlib import Path
 
 from missioncache_db import spool
 from missioncache_db.schema import is_busy, write_transaction
@@ -98,8 +97,8 @@ def valid_record(raw: dict) -> dict | None:
 
 
 def ingest_spool(
-    conn: sqlite3.Connection, spool_dir: Path, limit: int | None = None
-) -> tuple[int, list[Path]]:
+    conn: sqlite3.Connection, spool_dir: str, limit: int | None = None
+) -> tuple[int, list[str]]:
     """Claim and insert spooled heartbeats inside the caller's write transaction.
 
     Returns (rows inserted, claimed files). The caller deletes the files only after it
@@ -120,7 +119,7 @@ def ingest_spool(
     return inserted, files
 
 
-def _ingest_opportunistically(conn: sqlite3.Connection, spool_dir: Path) -> list[Path]:
+def _ingest_opportunistically(conn: sqlite3.Connection, spool_dir: str) -> list[str]:
     """Ingest a little of the spool under a savepoint: a bad spool must never cost the
     heartbeat being recorded. Files claimed by a failed attempt are read next time."""
     if not spool.pending_files(spool_dir):
@@ -135,7 +134,7 @@ def _ingest_opportunistically(conn: sqlite3.Connection, spool_dir: Path) -> list
     return files
 
 
-def record(conn: sqlite3.Connection, spool_dir: Path, heartbeat: dict) -> str:
+def record(conn: sqlite3.Connection, spool_dir: str, heartbeat: dict) -> str:
     """Store one heartbeat; returns ``"db"``, or ``"spool"`` when the write lock was not
     free within the busy timeout. ValueError when the task does not exist."""
     try:

@@ -14,13 +14,15 @@ other tools without an epoch get one from their text timestamp through a trigger
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
     from types import TracebackType
-    from typing import Callable, List
+    from typing import Callable, List, Union
+
+    StrPath = Union[str, os.PathLike]
 
 DEFAULT_CONFIG = {"idle_timeout_seconds": "300", "assumed_work_seconds": "120"}
 
@@ -172,15 +174,15 @@ class write_transaction:  # lowercase: used like the function it replaced
         self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
 
 
-def connect(path: Path, busy_timeout: float) -> sqlite3.Connection:
+def connect(path: StrPath, busy_timeout: float) -> sqlite3.Connection:
     """Open tasks.db (WAL, foreign keys, ``busy_timeout`` seconds) with the schema current.
 
     The connection is in autocommit mode: every write goes through
     :func:`write_transaction`, never through sqlite3's implicit transactions.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None)
+    path = os.fspath(path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from pathlib import Path
 
 from missioncache_db import spool
 from missioncache_db.heartbeats import ingest_spool
@@ -48,7 +47,7 @@ def read_config(conn: sqlite3.Connection) -> tuple[float, int]:
     return float(values["idle_timeout_seconds"]), values["assumed_work_seconds"]
 
 
-def process_heartbeats(conn: sqlite3.Connection, spool_dir: Path, now: float | None = None) -> int:
+def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | None = None) -> int:
     """Ingest the spool, fold unprocessed heartbeats into sessions, credit tails of
     sessions gone idle. Returns how many heartbeats were processed."""
     now = time.time() if now is None else now

@@ -10,7 +10,7 @@ import os
 import sqlite3
 import time
 
-from missioncache_db.model import Task, validate_name, validate_status
+from missioncache_db.model import Task, is_contained, validate_name, validate_status
 from missioncache_db.schema import write_transaction
 from missioncache_db.timefmt import local_minute, local_text
 
@@ -30,8 +30,11 @@ def task_from_row(row: Iterable) -> Task:
 
 
 def query_tasks(conn: sqlite3.Connection, where: str = "", params: tuple = ()) -> list[Task]:
+    """Tasks matching ``where``; a row whose path would leave the data root is skipped
+    (``model.is_contained``): its files must never be read or written."""
     sql = f"{TASK_SELECT} {where} ORDER BY t.full_path, t.id"
-    return [task_from_row(row) for row in conn.execute(sql, params)]
+    tasks = (task_from_row(row) for row in conn.execute(sql, params))
+    return [task for task in tasks if is_contained(task.full_path, task.name)]
 
 
 def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:

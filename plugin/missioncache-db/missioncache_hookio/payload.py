@@ -40,7 +40,7 @@ def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(raw.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         return None
     return value if isinstance(value, dict) else None
 

@@ -7,29 +7,40 @@ is kept for the statusline and for legacy bindings written before ``taskId`` exi
 
 from __future__ import annotations
 
+import os
 import time
-from pathlib import Path
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.ids import session_id_or_none
-from missioncache_state.paths import projects_dir
+from missioncache_state.locations import projects_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from pathlib import Path
     from typing import Any
 
 
 def binding_path(session_id: Any) -> Path | None:
     """The binding file for a valid session id, else None (invalid ids write nothing)."""
+    path = binding_file(session_id)
+    if path is None:
+        return None
+    from pathlib import Path  # here only: hooks use binding_file (pathlib costs ms)
+
+    return Path(path)
+
+
+def binding_file(session_id: Any) -> str | None:
+    """:func:`binding_path` as a string, for code on the hooks' path."""
     sid = session_id_or_none(session_id)
     if sid is None:
         return None
-    return projects_dir() / f"{sid}.json"
+    return os.path.join(projects_dir(), f"{sid}.json")
 
 
 def write_session_binding(session_id: Any, project_name: str, task_id: int | None) -> bool:
     """Bind a session to a task. Returns False (writing nothing) for an invalid id."""
-    path = binding_path(session_id)
+    path = binding_file(session_id)
     if path is None:
         return False
     write_json_atomic(
@@ -47,7 +58,7 @@ def write_session_binding(session_id: Any, project_name: str, task_id: int | Non
 
 def read_session_binding(session_id: Any) -> dict[str, Any] | None:
     """The binding as written, or None when absent, corrupt or of the wrong shape."""
-    path = binding_path(session_id)
+    path = binding_file(session_id)
     if path is None:
         return None
     data = read_json_object(path)
@@ -63,11 +74,11 @@ def read_session_binding(session_id: Any) -> dict[str, Any] | None:
 
 
 def delete_session_binding(session_id: Any) -> bool:
-    path = binding_path(session_id)
+    path = binding_file(session_id)
     if path is None:
         return False
     try:
-        path.unlink()
+        os.unlink(path)
     except FileNotFoundError:
         return False
     return True

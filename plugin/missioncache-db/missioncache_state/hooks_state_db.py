@@ -6,10 +6,12 @@ hook runs first on a new machine sets it up.
 
 from __future__ import annotations
 
+import errno
+import os
 import sqlite3
 import time
 
-from missioncache_state.paths import hooks_state_db_path
+from missioncache_state.locations import hooks_state_db_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS term_sessions (
@@ -20,11 +22,26 @@ CREATE TABLE IF NOT EXISTS term_sessions (
 """
 
 
+SIDECARS = ("", "-journal", "-wal", "-shm")
+
+
+def _refuse_links(path: str) -> None:
+    """SQLite follows a symlink at the database (or at a journal it creates beside it)
+    and would write our rows into whatever file it points at: refuse instead. The row is
+    a convenience; the plain-text term-session file is written either way."""
+    for suffix in SIDECARS:
+        candidate = f"{path}{suffix}"
+        if os.path.islink(candidate):
+            raise OSError(errno.ELOOP, "refusing a symlinked hooks-state.db", candidate)
+
+
 def connect(timeout: float = 1.0) -> sqlite3.Connection:
-    """Open hooks-state.db with the schema ensured and a short busy timeout."""
+    """Open hooks-state.db with the schema ensured and a short busy timeout; OSError when
+    the database or one of its journals is a symlink."""
     path = hooks_state_db_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), timeout=timeout)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    _refuse_links(path)
+    conn = sqlite3.connect(path, timeout=timeout)
     conn.executescript(SCHEMA)
     return conn
 

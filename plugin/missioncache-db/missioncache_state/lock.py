@@ -11,23 +11,36 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
-from types import TracebackType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: pathlib costs ms on every hook run
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Union
+
+    StrPath = Union[str, os.PathLike]
 
 
 class LockTimeout(TimeoutError):
     """The lock could not be taken within the caller's budget."""
 
 
-def lock_path_for(path: Path) -> Path:
-    path = Path(path)
-    return path.with_name(path.name + ".lock")
+def lock_path_for(path: StrPath) -> Path:
+    from pathlib import Path  # here only: FileLock itself works on strings
+
+    return Path(lock_file_for(path))
 
 
-def _open_lock_file(path: Path) -> int:
+def lock_file_for(path: StrPath) -> str:
+    """The sidecar ``<path>.lock`` as a string."""
+    text = os.fspath(path)
+    return (text.rstrip("/" + os.sep) or text) + ".lock"
+
+
+def _open_lock_file(path: str) -> int:
     """Open (creating) the sidecar without following a planted symlink."""
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    return os.open(str(path), flags, 0o644)
+    return os.open(path, flags, 0o644)
 
 
 def _try_lock(fd: int) -> bool:
@@ -70,13 +83,13 @@ class FileLock:
     (``0`` means a single attempt). Not re-entrant.
     """
 
-    def __init__(self, path: Path, timeout: float = 10.0) -> None:
-        self.path = lock_path_for(path)
+    def __init__(self, path: StrPath, timeout: float = 10.0) -> None:
+        self.path = lock_file_for(path)  # a string: pathlib costs ms on every hook run
         self.timeout = timeout
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         fd = _open_lock_file(self.path)
         deadline = time.monotonic() + max(self.timeout, 0.0)
         delay = 0.001

@@ -36,6 +36,7 @@ _EXPORTS = {
     "read_file": "update",
     "UpdateResult": "update",
     "NotUtf8Error": "update",
+    "FileChangedError": "update",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from pathlib import Path
-from types import TracebackType
 
 from missioncache_db import heartbeats, resolve, tasks
 from missioncache_db.model import Task
 from missioncache_db.schema import connect
-from missioncache_db.spool import spool_dir_for
-from missioncache_state.paths import tasks_db_path
+from missioncache_db.spool import spool_folder_for
+from missioncache_state.locations import tasks_db_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from pathlib import Path
+    from types import TracebackType
     from typing import Any
 
     from missioncache_db.timefmt import When
@@ -35,10 +35,24 @@ class TaskDB:
     """
 
     def __init__(self, path: str | os.PathLike | None = None, busy_timeout: float = 2.0):
-        self.path = Path(path) if path is not None else tasks_db_path()
+        # Strings inside: pathlib costs milliseconds on every hook run. ``path`` and
+        # ``spool_dir`` give Path objects to whoever asks.
+        self.file = os.fspath(path) if path is not None else tasks_db_path()
         self.busy_timeout = busy_timeout
-        self.spool_dir = spool_dir_for(self.path)
-        self.conn: sqlite3.Connection = connect(self.path, busy_timeout)
+        self.spool_folder = spool_folder_for(self.file)
+        self.conn: sqlite3.Connection = connect(self.file, busy_timeout)
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.file)
+
+    @property
+    def spool_dir(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.spool_folder)
 
     def close(self) -> None:
         self.conn.close()
@@ -102,7 +116,7 @@ class TaskDB:
         """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now).
         Returns ``"db"``, or ``"spool"`` when the lock was busy past the busy timeout."""
         record = heartbeats.new_record(task_id, session_id, context, timestamp)
-        return heartbeats.record(self.conn, self.spool_dir, record)
+        return heartbeats.record(self.conn, self.spool_folder, record)
 
     def record_heartbeat_auto(
         self, cwd: str | os.PathLike, session_id: Any, timestamp: When = None
@@ -120,7 +134,7 @@ class TaskDB:
         many were processed."""
         from missioncache_db import sessions
 
-        return sessions.process_heartbeats(self.conn, self.spool_dir, now)
+        return sessions.process_heartbeats(self.conn, self.spool_folder, now)
 
     def time_invested(self, task_id: int, period: str = "all") -> int:
         """Seconds worked on the task: ``all``, ``today`` or ``week`` (last 7 days)."""

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
-from pathlib import Path
 
-from missioncache_state.paths import data_root
+from missioncache_state.locations import data_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: pathlib costs milliseconds on every hook run
+    from pathlib import Path
 
 STATUSES = ("active", "paused", "completed", "archived")
 OPEN_STATUSES = ("active", "paused")
@@ -40,6 +44,24 @@ def validate_status(status: object) -> str:
     return str(status)
 
 
+def _unsafe_part(part: object) -> bool:
+    return (
+        not isinstance(part, str) or part in ("", ".", "..") or any(c in part for c in "/\\:\x00")
+    )
+
+
+def is_contained(full_path: object, name: object) -> bool:
+    """Whether a task row's ``full_path`` and ``name`` stay inside the data root.
+
+    Names and paths we create always do; a row written by another tool (or a damaged
+    database) might hold ``../..``, an absolute path, a drive or a backslash, and the
+    task's files would then be read and written outside the data root. Such a row is not
+    served (``query_tasks`` drops it). Checked without ``re``: this sits on the hook path."""
+    if not isinstance(full_path, str) or _unsafe_part(name):
+        return False
+    return not any(_unsafe_part(part) for part in full_path.split("/"))
+
+
 def title_for(name: str) -> str:
     """``my-task`` -> ``My Task``: the human heading of the task's files."""
     return " ".join(part.capitalize() for part in name.split("-") if part) or name
@@ -61,7 +83,9 @@ class Task(namedtuple("Task", _TASK_FIELDS, defaults=(None,) * 7)):
     A plain ``collections.namedtuple`` rather than a dataclass or ``typing.NamedTuple``:
     ``dataclasses`` and ``typing`` cost milliseconds of imports on every prompt, for
     nothing we need. Paths are computed on access because the data root is read from the
-    environment at call time.
+    environment at call time. ``directory``, ``context_file`` and ``tasks_file`` are
+    ``Path`` objects; ``directory_path``, ``context_path`` and ``tasks_path`` are the same
+    as strings, for hooks (importing pathlib costs milliseconds on every hook run).
     """
 
     __slots__ = ()
@@ -72,14 +96,26 @@ class Task(namedtuple("Task", _TASK_FIELDS, defaults=(None,) * 7)):
 
     @property
     def directory(self) -> Path:
-        return data_root().joinpath(*self.full_path.split("/"))
+        return _as_path(self.directory_path)
 
     @property
     def context_file(self) -> Path:
-        return self._first_existing("context.md")
+        return _as_path(self.context_path)
 
     @property
     def tasks_file(self) -> Path:
+        return _as_path(self.tasks_path)
+
+    @property
+    def directory_path(self) -> str:
+        return os.path.join(data_root(), *self.full_path.split("/"))
+
+    @property
+    def context_path(self) -> str:
+        return self._first_existing("context.md")
+
+    @property
+    def tasks_path(self) -> str:
         return self._first_existing("tasks.md")
 
     @property
@@ -87,12 +123,18 @@ class Task(namedtuple("Task", _TASK_FIELDS, defaults=(None,) * 7)):
         """Active or paused: the statuses a session binding may point at."""
         return self.status in OPEN_STATUSES
 
-    def _first_existing(self, suffix: str) -> Path:
+    def _first_existing(self, suffix: str) -> str:
         """``<name>-<suffix>``, else bare ``<suffix>`` when only that exists (subtasks
         and older layouts); the named file when neither exists yet."""
-        directory = self.directory
-        named = directory / f"{self.name}-{suffix}"
-        if named.is_file():
+        directory = self.directory_path
+        named = os.path.join(directory, f"{self.name}-{suffix}")
+        if os.path.isfile(named):
             return named
-        bare = directory / suffix
-        return bare if bare.is_file() else named
+        bare = os.path.join(directory, suffix)
+        return bare if os.path.isfile(bare) else named
+
+
+def _as_path(path: str) -> Path:
+    from pathlib import Path
+
+    return Path(path)

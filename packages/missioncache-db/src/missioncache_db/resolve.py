@@ -16,7 +16,7 @@ from missioncache_db.model import OPEN_STATUSES, Task
 from missioncache_db.tasks import get_task, query_tasks
 from missioncache_state.bindings import read_session_binding
 from missioncache_state.ids import session_id_or_none
-from missioncache_state.paths import data_root
+from missioncache_state.locations import data_root
 
 _UNRESOLVED = object()  # the binding decided "no task": stop, do not look at the cwd
 

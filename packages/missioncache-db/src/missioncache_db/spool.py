@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from pathlib import Path
 
-from missioncache_state.paths import heartbeat_spool_dir, tasks_db_path
+from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
-    from typing import Any
+if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any, Union
+
+    StrPath = Union[str, os.PathLike]
 
 SPOOL_SUFFIX = ".jsonl"
 CLAIMED_SUFFIX = ".claimed"
@@ -38,31 +40,38 @@ _ATTEMPTS = 5
 _token: tuple[int, str] | None = None
 
 
-def spool_dir_for(db_path: Path) -> Path:
+def spool_dir_for(db_path: StrPath) -> Path:
     """The spool of a database: ``heartbeat_spool_dir()`` for the real tasks.db, a
     sibling ``<db>.spool`` for any other file, so two databases never ingest each
     other's heartbeats."""
+    from pathlib import Path  # here only: the library itself uses spool_folder_for
+
+    return Path(spool_folder_for(db_path))
+
+
+def spool_folder_for(db_path: StrPath) -> str:
+    """:func:`spool_dir_for` as a string (pathlib costs milliseconds per hook run)."""
     if os.path.realpath(db_path) == os.path.realpath(tasks_db_path()):
         return heartbeat_spool_dir()
-    return Path(db_path).with_name(Path(db_path).name + ".spool")
+    return os.fspath(db_path) + ".spool"
 
 
-def _own_file(directory: Path) -> Path:
+def _own_file(directory: StrPath) -> str:
     """This process's spool file (a fork gets its own: the pid is part of the name)."""
     global _token
     if _token is None or _token[0] != os.getpid():
         _token = (os.getpid(), os.urandom(6).hex())
-    return directory / f"{_token[0]}-{_token[1]}{SPOOL_SUFFIX}"
+    return os.path.join(os.fspath(directory), f"{_token[0]}-{_token[1]}{SPOOL_SUFFIX}")
 
 
-def append(directory: Path, record: dict[str, Any]) -> Path:
+def append(directory: StrPath, record: dict[str, Any]) -> str:
     """Append ``record`` as one line to this process's spool file; returns the file."""
     line = (json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n").encode()
     path = _own_file(directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(_ATTEMPTS):
-        fd = os.open(str(path), flags, 0o644)
+        fd = os.open(path, flags, 0o644)
         try:
             os.write(fd, line)
             written = os.fstat(fd)
@@ -73,38 +82,40 @@ def append(directory: Path, record: dict[str, Any]) -> Path:
     raise OSError(f"spool file {path} kept being claimed while writing")
 
 
-def _still_named(path: Path, written: os.stat_result) -> bool:
+def _still_named(path: str, written: os.stat_result) -> bool:
     try:
-        current = os.stat(str(path))
+        current = os.stat(path)
     except FileNotFoundError:
         return False
     return (current.st_dev, current.st_ino) == (written.st_dev, written.st_ino)
 
 
-def claim(directory: Path, limit: int | None = None) -> list[Path]:
+def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     """Claim spool files (rename to a unique ``*.claimed`` name) and return every claimed
     file waiting, including ones a crashed ingester left behind. Call while holding
     the database write lock, which serialises ingesters."""
+    directory = os.fspath(directory)
     try:
-        names = sorted(os.listdir(str(directory)))
+        names = sorted(os.listdir(directory))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    claimed = [directory / n for n in names if n.endswith(CLAIMED_SUFFIX)]
+    claimed = [os.path.join(directory, n) for n in names if n.endswith(CLAIMED_SUFFIX)]
     for name in names:
         if limit is not None and len(claimed) >= limit:
             break
         if not name.endswith(SPOOL_SUFFIX):
             continue
-        target = directory / f"{name[: -len(SPOOL_SUFFIX)]}.{os.urandom(8).hex()}{CLAIMED_SUFFIX}"
+        unique = f"{name[: -len(SPOOL_SUFFIX)]}.{os.urandom(8).hex()}{CLAIMED_SUFFIX}"
+        target = os.path.join(directory, unique)
         try:
-            os.rename(str(directory / name), str(target))
+            os.rename(os.path.join(directory, name), target)
         except OSError:  # gone, or (Windows) still open by its writer: next time
             continue
         claimed.append(target)
     return claimed[:limit] if limit is not None else claimed
 
 
-def read_records(path: Path) -> Iterator[dict[str, Any]]:
+def read_records(path: StrPath) -> Iterator[dict[str, Any]]:
     """The JSON objects of a claimed file, one per line; torn or foreign lines skipped."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - a missing file is simply empty
@@ -122,19 +133,19 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
                 yield record
 
 
-def remove(paths: list[Path]) -> None:
+def remove(paths: list[StrPath]) -> None:
     """Delete claimed files once their rows are committed."""
     for path in paths:
         try:
-            os.unlink(str(path))
+            os.unlink(path)
         except OSError:
             pass
 
 
-def pending_files(directory: Path) -> bool:
+def pending_files(directory: StrPath) -> bool:
     """Cheap check: is anything waiting in the spool?"""
     try:
-        with os.scandir(str(directory)) as entries:
+        with os.scandir(directory) as entries:
             return any(e.name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)) for e in entries)
     except OSError:
         return False

@@ -10,23 +10,36 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
-    from typing import Any
+    from typing import Any, Callable, Union
+
+    StrPath = Union[str, os.PathLike]
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, durable: bool = True) -> None:
-    """Write ``data`` to ``path`` via temp file + fsync + ``os.replace``.
+def atomic_write_bytes(
+    path: StrPath,
+    data: bytes,
+    *,
+    mode: int = 0o644,
+    durable: bool = True,
+    still_valid: Callable[[], bool] | None = None,
+) -> bool:
+    """Write ``data`` to ``path`` via temp file + fsync + ``os.replace``; True when written.
+
+    ``still_valid``, when given, is asked after the temp file is complete and just before
+    the replace: if it returns False the temp file is removed, ``path`` is left as it is
+    and the result is False. Read-modify-write callers use it to notice a writer that does
+    not take our lock (a user's editor) saving the file while they were transforming it.
 
     ``durable=False`` skips the fsync, for small state a hook can rebuild (session bindings,
     reminder records): readers still never see half a file, but a power cut may lose the
     newest version. The fsync costs milliseconds on every session start, and a user's
     notes (the context file) are the only thing worth that wait.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = os.fspath(path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -35,6 +48,9 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, durable: b
                 handle.flush()
                 os.fsync(handle.fileno())
         os.chmod(tmp, mode)
+        if still_valid is not None and not still_valid():
+            os.unlink(tmp)
+            return False
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -42,9 +58,10 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644, durable: b
         except OSError:
             pass
         raise
+    return True
 
 
-def _create_temp(path: Path) -> tuple[int, str]:
+def _create_temp(path: str) -> tuple[int, str]:
     """Create ``.<name>.<random>.tmp`` beside ``path`` exclusively (``O_EXCL``, never
     following a planted link); returns (fd, name). What ``tempfile.mkstemp`` does, but
     importing tempfile (shutil, random, compression modules) costs milliseconds on every
@@ -52,7 +69,8 @@ def _create_temp(path: Path) -> tuple[int, str]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        tmp = os.path.join(str(path.parent), f".{path.name}.{os.urandom(6).hex()}.tmp")
+        folder, name = os.path.split(path)
+        tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, flags, 0o600), tmp
         except FileExistsError:
@@ -61,18 +79,18 @@ def _create_temp(path: Path) -> tuple[int, str]:
 
 
 def atomic_write_text(
-    path: Path, text: str, *, encoding: str = "utf-8", durable: bool = True
+    path: StrPath, text: str, *, encoding: str = "utf-8", durable: bool = True
 ) -> None:
     # newline="" semantics: the caller's line endings are written exactly as given.
     atomic_write_bytes(path, text.encode(encoding), durable=durable)
 
 
-def write_json_atomic(path: Path, obj: Any, *, durable: bool = True) -> None:
+def write_json_atomic(path: StrPath, obj: Any, *, durable: bool = True) -> None:
     data = (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8")
     atomic_write_bytes(path, data, durable=durable)
 
 
-def read_json_object(path: Path) -> dict[str, Any] | None:
+def read_json_object(path: StrPath) -> dict[str, Any] | None:
     """The JSON object stored at ``path``, or None when it is missing, unreadable,
     corrupt, or not an object: callers treat all of those as "no state"."""
     try:

@@ -1,8 +1,10 @@
-"""Where MissionCache and Claude Code keep their state.
+"""Where MissionCache and Claude Code keep their state, as ``Path`` objects.
 
 Every function reads the environment at call time: tests and users switch roots with
 ``MISSIONCACHE_ROOT`` / ``CLAUDE_CONFIG_DIR`` and a value frozen at import would be wrong.
 Nothing here ever points under the plugin root, which Claude Code replaces on update.
+The places themselves are defined once, as strings, in :mod:`missioncache_state.locations`
+(which code on the hooks' path uses, to avoid importing pathlib).
 """
 
 from __future__ import annotations
@@ -10,53 +12,47 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
-def _env_dir(name: str) -> Path | None:
-    """An override directory from the environment, only when non-empty and absolute."""
-    value = os.environ.get(name, "")
-    if value and os.path.isabs(value):
-        return Path(value)
-    return None
+from missioncache_state import locations
 
 
 def data_root() -> Path:
     """The MissionCache data root (``~/.missioncache`` unless ``MISSIONCACHE_ROOT`` says)."""
-    return _env_dir("MISSIONCACHE_ROOT") or Path.home() / ".missioncache"
+    return Path(locations.data_root())
 
 
 def claude_dir() -> Path:
     """Claude Code's config dir (``~/.claude`` unless ``CLAUDE_CONFIG_DIR`` says)."""
-    return _env_dir("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
+    return Path(locations.claude_dir())
 
 
 def tasks_db_path() -> Path:
-    return data_root() / "tasks.db"
+    return Path(locations.tasks_db_path())
 
 
 def heartbeat_spool_dir() -> Path:
     """Heartbeats that could not reach tasks.db in time wait here to be ingested."""
-    return data_root() / "spool"
+    return Path(locations.heartbeat_spool_dir())
 
 
 def state_dir() -> Path:
-    return claude_dir() / "hooks" / "state"
+    return Path(locations.state_dir())
 
 
 def projects_dir() -> Path:
     """Session bindings: ``projects/<session-id>.json``."""
-    return state_dir() / "projects"
+    return Path(locations.projects_dir())
 
 
 def term_sessions_dir() -> Path:
-    return state_dir() / "term-sessions"
+    return Path(locations.term_sessions_dir())
 
 
 def hooks_state_db_path() -> Path:
-    return claude_dir() / "hooks-state.db"
+    return Path(locations.hooks_state_db_path())
 
 
 def rules_dir() -> Path:
-    return claude_dir() / "rules"
+    return Path(locations.rules_dir())
 
 
 def is_within(path: Path, root: Path) -> bool:

@@ -10,16 +10,21 @@ file (the link itself, never written through, its target never touched).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from missioncache_state.atomic import atomic_write_bytes
-from missioncache_state.paths import rules_dir
+from missioncache_state.locations import rules_dir
 
 MARKER = b"<!-- missioncache-plugin:managed"
 MAX_RULE_BYTES = 1_048_576  # a rule file is a page of markdown; anything bigger is not ours
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+    from typing import Union
 
-def _read(path: Path) -> bytes | None:
+    StrPath = Union[str, os.PathLike]
+
+
+def _read(path: str) -> bytes | None:
     """The file's bytes, or None when unreadable or implausibly large."""
     try:
         with open(path, "rb") as handle:
@@ -29,7 +34,7 @@ def _read(path: Path) -> bytes | None:
     return data if len(data) <= MAX_RULE_BYTES else None
 
 
-def _install_one(source: Path, dest: Path) -> bool:
+def _install_one(source: str, dest: str) -> bool:
     """Install one rule file; True when ``dest`` was written."""
     data = _read(source)
     if data is None or not data.startswith(MARKER):
@@ -44,22 +49,22 @@ def _install_one(source: Path, dest: Path) -> bool:
     return True
 
 
-def install_bundled_rules(source_dir: str | os.PathLike, dest_dir: Path | None = None) -> list[str]:
+def install_bundled_rules(source_dir: StrPath, dest_dir: StrPath | None = None) -> list[str]:
     """Copy managed ``*.md`` files from ``source_dir`` into ``dest_dir`` (default
     ``rules_dir()``); returns the names written. One bad file never stops the others, and
     a missing source directory installs nothing."""
-    dest_dir = rules_dir() if dest_dir is None else Path(dest_dir)
+    dest = rules_dir() if dest_dir is None else os.fspath(dest_dir)
     try:
         names = sorted(n for n in os.listdir(source_dir) if n.endswith(".md"))
     except OSError:
         return []
     written = []
     for name in names:
-        source = Path(source_dir) / name
+        source = os.path.join(os.fspath(source_dir), name)
         if not os.path.isfile(source):
             continue
         try:
-            if _install_one(source, dest_dir / name):
+            if _install_one(source, os.path.join(dest, name)):
                 written.append(name)
         except OSError:
             continue

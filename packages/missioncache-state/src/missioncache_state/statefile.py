@@ -4,14 +4,15 @@ pre-compact failure), under ``<state>/<kind>/<session-id>.json`` or ``<state>/<n
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.ids import session_id_or_none
-from missioncache_state.paths import state_dir
+from missioncache_state.locations import state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from pathlib import Path
     from typing import Any
 
 _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -20,23 +21,33 @@ _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 def state_file(kind: str, session_id: Any = None) -> Path | None:
     """Path of a state file of ``kind`` (a fixed lowercase name chosen by our code), per
     session when ``session_id`` is given. None for an invalid session id."""
+    path = state_path(kind, session_id)
+    if path is None:
+        return None
+    from pathlib import Path  # here only: hooks use state_path (pathlib costs ms)
+
+    return Path(path)
+
+
+def state_path(kind: str, session_id: Any = None) -> str | None:
+    """:func:`state_file` as a string, for code on the hooks' path."""
     if not kind or not set(kind) <= _KIND_OK:
         raise ValueError(f"bad state kind {kind!r}")
     if session_id is None:
-        return state_dir() / f"{kind}.json"
+        return os.path.join(state_dir(), f"{kind}.json")
     sid = session_id_or_none(session_id)
     if sid is None:
         return None
-    return state_dir() / kind / f"{sid}.json"
+    return os.path.join(state_dir(), kind, f"{sid}.json")
 
 
 def load_state(kind: str, session_id: Any = None) -> dict[str, Any] | None:
-    path = state_file(kind, session_id)
+    path = state_path(kind, session_id)
     return None if path is None else read_json_object(path)
 
 
 def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
-    path = state_file(kind, session_id)
+    path = state_path(kind, session_id)
     if path is None:
         return False
     write_json_atomic(path, data, durable=False)  # small, rebuildable: no fsync wait
@@ -44,11 +55,11 @@ def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
 
 
 def clear_state(kind: str, session_id: Any = None) -> bool:
-    path = state_file(kind, session_id)
+    path = state_path(kind, session_id)
     if path is None:
         return False
     try:
-        path.unlink()
+        os.unlink(path)
     except FileNotFoundError:
         return False
     return True

@@ -6,12 +6,16 @@ plain-text file per terminal id, and a row in hooks-state.db.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
+import os
 
 from missioncache_state.atomic import atomic_write_text
 from missioncache_state.ids import session_id_or_none, terminal_file_name, terminal_id_from_env
-from missioncache_state.paths import term_sessions_dir
+from missioncache_state.locations import term_sessions_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+    from collections.abc import Mapping
+    from pathlib import Path
 
 
 def write_terminal_session(env: Mapping[str, str], session_id: str) -> Path | None:
@@ -20,12 +24,23 @@ def write_terminal_session(env: Mapping[str, str], session_id: str) -> Path | No
     Returns the file written, or None when there is no usable terminal id or session id.
     The file is written first: it needs no SQLite and is what most statuslines read.
     """
+    path = record_terminal_session(env, session_id)
+    if path is None:
+        return None
+    from pathlib import Path  # here only: hooks use record_terminal_session
+
+    return Path(path)
+
+
+def record_terminal_session(env: Mapping[str, str], session_id: str) -> str | None:
+    """:func:`write_terminal_session` returning the file as a string, for the SessionStart
+    hook (pathlib costs milliseconds on every hook run)."""
     sid = session_id_or_none(session_id)
     raw = terminal_id_from_env(env)
     name = terminal_file_name(raw)
     if sid is None or name is None:
         return None
-    path = term_sessions_dir() / name
+    path = os.path.join(term_sessions_dir(), name)
     atomic_write_text(path, sid + "\n", durable=False)  # rewritten every session start
     from missioncache_state.hooks_state_db import record_term_session
 

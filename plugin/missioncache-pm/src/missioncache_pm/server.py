@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
@@ -81,19 +82,25 @@ def _is_type_tag(part: object) -> bool:
     return isinstance(part, str) and ("[" in part or part in ("str", "int", "none"))
 
 
-def _call(function: Callable[..., str], *args: Any, **kwargs: Any) -> str:
-    from missioncache_pm.errors import sentence
-
+def _call(work: Callable[[], str]) -> str:
+    """Run a tool's work; any failure becomes a ToolError of one sentence."""
     try:
-        return function(*args, **kwargs)
+        return work()
     except Exception as error:
+        from missioncache_pm.errors import sentence
+
         raise ToolError(sentence(error)) from None
 
 
-def _session() -> str | None:
-    from missioncache_pm.taskinfo import session_from_env
+def _session(ctx: Context) -> str | None:
+    """The calling session (see ``callsession``: right even after /clear)."""
+    from missioncache_pm.callsession import calling_session
 
-    return session_from_env()
+    try:
+        meta = ctx.request_context.meta
+    except (AttributeError, LookupError, ValueError):
+        meta = None
+    return calling_session(meta)
 
 
 # -- tools -----------------------------------------------------------------------------------
@@ -122,7 +129,9 @@ def update_tasks_file(
     from missioncache_pm import edits
 
     return _call(
-        edits.update_tasks_file, tasks_file, completed_tasks, new_tasks, remaining_summary, notes
+        lambda: edits.update_tasks_file(
+            tasks_file, completed_tasks, new_tasks, remaining_summary, notes
+        )
     )
 
 
@@ -145,11 +154,12 @@ def update_context_file(
     """
     from missioncache_pm import edits
 
-    return _call(edits.update_context_file, context_file, recent_change, next_steps)
+    return _call(lambda: edits.update_context_file(context_file, recent_change, next_steps))
 
 
 def find_task_for_directory(
     directory: Annotated[str, Field(description="Absolute path, usually the current working dir")],
+    ctx: Context,
     session_id: Annotated[
         str | None,
         Field(description="Claude session id; defaults to this session's id."),
@@ -161,22 +171,24 @@ def find_task_for_directory(
     active task. Changes nothing."""
     from missioncache_pm import taskinfo
 
-    return _call(taskinfo.find_task_for_directory, directory, session_id)
+    return _call(lambda: taskinfo.find_task_for_directory(directory, session_id or _session(ctx)))
 
 
 def get_task(
     name: Annotated[str, Field(description="Task name, or parent/name for a subtask")],
+    ctx: Context,
 ) -> str:
     """Load a MissionCache task by name and bind this Claude session to it (the hooks,
     statusline and time tracking then follow it). Returns its files, time invested, a
     digest of its context (Next Steps, newest Recent Changes entry) and unchecked items."""
     from missioncache_pm import taskinfo
 
-    return _call(taskinfo.get_task, name, _session())
+    return _call(lambda: taskinfo.get_task(name, _session(ctx)))
 
 
 def create_task(
     name: Annotated[str, Field(description="Lowercase letters, digits and '-', e.g. fix-login")],
+    ctx: Context,
     repo: Annotated[
         str | None,
         Field(description="Absolute path of the repository the task belongs to, if any."),
@@ -187,7 +199,7 @@ def create_task(
     <name>-context.md and <name>-tasks.md. Binds this Claude session to it."""
     from missioncache_pm import taskinfo
 
-    return _call(taskinfo.create_task, name, repo, jira_key, _session())
+    return _call(lambda: taskinfo.create_task(name, repo, jira_key, _session(ctx)))
 
 
 TOOLS = (update_tasks_file, update_context_file, find_task_for_directory, get_task, create_task)

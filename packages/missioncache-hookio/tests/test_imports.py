@@ -1,0 +1,44 @@
+"""Reading the payload, applying the prompt rules and writing output cost no heavy
+imports: hooks run on every prompt, and pathlib, typing or subprocess are each
+milliseconds of a ~12 ms interpreter start."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGES = Path(__file__).resolve().parents[2]
+HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "subprocess", "dataclasses")
+
+CODE = r"""
+import json, os, re, sys
+baseline = set(sys.modules)
+from missioncache_hookio.output import emit_json, hook_json
+from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+from missioncache_hookio.prompts import counted_prompt
+from missioncache_hookio.spawn import spawn_detached
+payload = read_payload()
+assert well_typed(payload) and counted_prompt(payload) == "fix the parser"
+ident = identity(payload)
+spawn_detached([sys.executable, "-c", "pass"], ident.cwd, dict(os.environ))
+heavy = sorted(m for m in sys.argv[1:] if m in sys.modules and m not in baseline)
+emit_json(hook_json("SessionStart", additional_context=" ".join(heavy) or "none"))
+"""
+
+
+def test_hook_path_imports_nothing_heavy(tmp_path):
+    source = [str(PACKAGES / n / "src") for n in ("missioncache-hookio", "missioncache-state")]
+    env = {"PYTHONPATH": os.pathsep.join(source), "PATH": os.defpath}
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "prompt": "fix the parser"}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", CODE, *HEAVY],
+        input=json.dumps(payload),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["hookSpecificOutput"]["additionalContext"] == "none"

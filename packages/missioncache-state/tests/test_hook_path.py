@@ -1,0 +1,103 @@
+"""What hooks use from this package costs no heavy imports, and its string twins agree
+with the Path API.
+
+Hooks run on every prompt, in a fresh interpreter: ``pathlib`` (with the URL parser it
+imports) alone costs 4 to 8 ms of a ~12 ms start, ``typing`` and ``tempfile`` a few more.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from missioncache_state import bindings, locations, lock, paths, statefile, terminal
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "subprocess", "dataclasses")
+
+HOOK_PATH = r"""
+import json, os, re, sqlite3, sys
+baseline = set(sys.modules)  # what the interpreter and the stdlib we need load anyway
+from missioncache_state import atomic, bindings, hooks_state_db, ids, locations, lock
+from missioncache_state import rules, statefile, terminal
+bindings.write_session_binding("s1", "demo", 1)
+assert bindings.read_session_binding("s1")["taskId"] == 1
+statefile.save_state("divergence", {"n": [1]}, "s1")
+assert statefile.load_state("divergence", "s1") == {"n": [1]}
+statefile.clear_state("divergence", "s1")
+terminal.record_terminal_session({"TERM_SESSION_ID": "w0t0p0:abc"}, "s1")
+with lock.FileLock(os.path.join(locations.data_root(), "f.md"), timeout=1):
+    atomic.atomic_write_text(os.path.join(locations.data_root(), "f.md"), "x")
+rules.install_bundled_rules(sys.argv[1])
+heavy = sorted(m for m in sys.argv[2:] if m in sys.modules and m not in baseline)
+print(" ".join(heavy) or "none")
+"""
+
+
+def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
+    rules_src = tmp_path / "rules"
+    rules_src.mkdir()
+    (rules_src / "r.md").write_text("<!-- missioncache-plugin:managed -->\nrule\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COV"))}
+    env["PYTHONPATH"] = str(SRC)
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", HOOK_PATH, str(rules_src), *HEAVY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["none"]
+    data, claude = roots
+    assert (data / "f.md").read_text() == "x"  # the functions really ran
+    assert (claude / "rules" / "r.md").is_file()
+    assert (claude / "hooks" / "state" / "term-sessions" / "w0t0p0-abc").is_file()
+
+
+NAMES = (
+    "data_root",
+    "claude_dir",
+    "tasks_db_path",
+    "heartbeat_spool_dir",
+    "state_dir",
+    "projects_dir",
+    "term_sessions_dir",
+    "hooks_state_db_path",
+    "rules_dir",
+)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_locations_are_the_paths_as_strings(roots, name):
+    text = getattr(locations, name)()
+    assert isinstance(text, str)
+    assert Path(text) == getattr(paths, name)()
+
+
+@pytest.mark.parametrize("name", ["data_root", "claude_dir"])
+def test_locations_default_under_home(monkeypatch, tmp_path, name):
+    monkeypatch.delenv("MISSIONCACHE_ROOT", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    expected = {"data_root": ".missioncache", "claude_dir": ".claude"}[name]
+    assert getattr(locations, name)() == str(tmp_path / expected)
+    assert getattr(paths, name)() == tmp_path / expected
+
+
+def test_string_twins_match_the_path_api(roots):
+    assert Path(bindings.binding_file("s1")) == bindings.binding_path("s1")
+    assert bindings.binding_file("../x") is None and bindings.binding_path("../x") is None
+    assert Path(statefile.state_path("k", "s1")) == statefile.state_file("k", "s1")
+    assert Path(statefile.state_path("k")) == statefile.state_file("k")
+    assert statefile.state_path("k", "../x") is None
+    assert lock.lock_file_for("/a/b/f.md") == "/a/b/f.md.lock"
+    assert lock.lock_path_for(Path("/a/b/f.md")) == Path("/a/b/f.md.lock")
+    env = {"TERM_SESSION_ID": "w0t1p0:ABC"}
+    assert isinstance(terminal.record_terminal_session(env, "s1"), str)
+    assert terminal.write_terminal_session(env, "s2") == Path(
+        locations.term_sessions_dir(), "w0t1p0-ABC"
+    )
+    assert terminal.record_terminal_session({}, "s1") is None

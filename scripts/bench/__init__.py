@@ -1,0 +1,17 @@
+"""The parts of ``scripts/bench.py``, one module each, by the name ``--parts`` uses.
+
+Each part module has ``run(bench) -> dict`` (figures plus ``targets``) and
+``markdown(result) -> str``; ``NEEDS_HOOKS`` marks parts that run hook scripts.
+"""
+
+from __future__ import annotations
+
+from bench import contention, heartbeats, hooks, sessionstart, transcripts
+
+PARTS = {
+    "hooks": hooks,
+    "contention": contention,
+    "transcripts": transcripts,
+    "heartbeats": heartbeats,
+    "sessionstart": sessionstart,
+}

@@ -1,0 +1,226 @@
+"""What every benchmark part shares: the run settings, isolated homes, timed processes.
+
+WHY these choices, because each one changes the figures:
+- Hooks run as Claude Code runs them: ``/bin/sh -c '<command from hooks.json>'`` with
+  ``CLAUDE_PLUGIN_ROOT`` set, on a plugin built by ``scripts/build_plugin.py``, in a
+  temporary HOME holding a real task tied to a project directory (the hook's cwd).
+- ``python3`` in that command is a symlink, first on PATH, to one real interpreter (a
+  pyenv shim would add ~100 ms of bash to hook and floor alike and hide our own cost).
+- Every ``PYTHON*`` variable is removed: ``uv run`` exports PYTHONDONTWRITEBYTECODE,
+  which would make every hook recompile its modules, which no user's machine does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.files import context_text, tasks_text, write_transcript
+from bench.procs import children_cpu, heartbeat_children, wait_until
+from missioncache_harness import payloads
+from missioncache_harness.fixtures import make_env
+
+REPO = Path(__file__).resolve().parents[2]
+FLOOR_COMMAND = "python3 -c pass || true"  # the hooks' own `|| true` shell shape
+PROMPT = "Please refactor the session parser and add a test for the empty-file case."
+
+
+@dataclass
+class HookSpec:
+    event: str
+    command: str
+    timeout: float
+
+
+@dataclass
+class Bench:
+    """Run-wide settings: the interpreter, the built plugin, scratch space, the profile."""
+
+    python: str
+    plugin: Path
+    scratch: Path
+    quick: bool
+    runs: int
+    bin_dir: Path = field(init=False)
+    hooks: dict[str, HookSpec] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.bin_dir = self.scratch / "bin"
+        self.bin_dir.mkdir(parents=True, exist_ok=True)
+        link = self.bin_dir / "python3"
+        if not link.exists():
+            link.symlink_to(self.python)
+        self.hooks = load_hooks(self.plugin)
+
+    def new_home(self, name: str, transcript_bytes: int = 0) -> Home:
+        return Home(self, self.scratch / f"{name}-{uuid.uuid4().hex[:8]}", transcript_bytes)
+
+
+def load_hooks(plugin: Path) -> dict[str, HookSpec]:
+    """``{script: HookSpec}`` from the built ``hooks.json`` (the commands users get)."""
+    path = plugin / "hooks" / "hooks.json"
+    if not path.exists():
+        return {}
+    config = json.loads(path.read_text(encoding="utf-8"))
+    found: dict[str, HookSpec] = {}
+    for event, groups in config["hooks"].items():
+        for group in groups:
+            for hook in group["hooks"]:
+                script = re.search(r"hooks/([\w.-]+\.py)", hook["command"])
+                if script:
+                    found[script.group(1)] = HookSpec(event, hook["command"], hook["timeout"])
+    return found
+
+
+def clean_environ() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+
+
+@dataclass
+class Run:
+    """One timed process: wall seconds from spawn to exit (and its pipes closed)."""
+
+    seconds: float
+    returncode: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    cpu: float | None = None  # user+system seconds of the shell and the hook it ran
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+class Home:
+    """A temporary HOME with Claude dir, data root, a project and a real task tied to it."""
+
+    def __init__(self, bench: Bench, root: Path, transcript_bytes: int = 0):
+        self.bench = bench
+        self.mc = make_env(root, base=clean_environ())
+        self.repo = (root / "work" / "project").resolve()
+        self.repo.mkdir(parents=True)
+        (self.repo / "README.md").write_text("# project\n", encoding="utf-8")
+        path = f"{bench.bin_dir}{os.pathsep}{self.mc.env.get('PATH', os.defpath)}"
+        self.env = dict(self.mc.env, PATH=path, CLAUDE_PLUGIN_ROOT=str(bench.plugin))
+        self.db_path = self.mc.data_root / "tasks.db"
+        self.spool_dir = self.mc.data_root / "spool"
+        self.task_id = self.cli("create-task", "bench-task", "--repo", str(self.repo))
+        self.task_dir = self.mc.data_root / "active" / "bench-task"
+        self.context_file = self.task_dir / "bench-task-context.md"
+        self.context_text = context_text(self.repo)
+        self.context_file.write_text(self.context_text, encoding="utf-8")
+        (self.task_dir / "bench-task-tasks.md").write_text(tasks_text(), encoding="utf-8")
+        self.session_id = str(uuid.uuid4())
+        self.transcript = Path(
+            payloads.transcript_path(self.mc.claude_dir, self.repo, self.session_id)
+        )
+        if transcript_bytes:
+            write_transcript(self.transcript, transcript_bytes)
+
+    def cli(self, *args: str) -> int | None:
+        """Run the plugin's bundled ``missioncache_db`` command (as the user would)."""
+        env = dict(self.env, PYTHONPATH=str(self.bench.plugin / "missioncache-db"))
+        done = subprocess.run(
+            [self.bench.python, "-m", "missioncache_db", *args],
+            env=env,
+            cwd=self.repo,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"missioncache_db {args[0]} failed: {done.stderr.strip()}")
+        found = re.search(r"\(id (\d+)\)", done.stdout)
+        return int(found.group(1)) if found else None
+
+    def payload(self, event: str, session_id: str | None = None, **options: object) -> bytes:
+        sid = session_id or self.session_id
+        transcript = (
+            str(self.transcript)
+            if sid == self.session_id
+            else payloads.transcript_path(self.mc.claude_dir, self.repo, sid)
+        )
+        base = payloads.common(event, session_id=sid, transcript_path=transcript, cwd=self.repo)
+        prompt_id = payloads.new_id()
+        if event == "SessionStart":
+            data = payloads.session_start(base, str(options.get("source", "startup")))
+        elif event == "UserPromptSubmit":
+            data = payloads.user_prompt_submit(base, PROMPT, prompt_id=prompt_id)
+        elif event == "PreCompact":
+            data = payloads.pre_compact(base, prompt_id=prompt_id, trigger="auto")
+        elif event == "Stop":
+            data = payloads.stop(base, prompt_id=prompt_id, last_assistant_message="Renamed.")
+        else:
+            raise ValueError(event)
+        return json.dumps(data).encode()
+
+    def start(self, command: str) -> subprocess.Popen:
+        """Start ``/bin/sh -c command`` as Claude Code does, pipes on all three streams."""
+        return subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            cwd=self.repo,
+        )
+
+    def run(self, command: str, stdin: bytes = b"", timeout: float = 60) -> Run:
+        """Time ``/bin/sh -c command`` until it exits and its pipes close. ``cpu`` is
+        exact only while no other child of ours ends meanwhile (part 1 runs one at a
+        time); a detached grandchild is never counted (it is not our child)."""
+        before = children_cpu()
+        start = time.perf_counter()
+        proc = self.start(command)
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return Run(time.perf_counter() - start, None)
+        seconds = time.perf_counter() - start
+        return Run(seconds, proc.returncode, out, err, children_cpu() - before)
+
+    def run_hook(self, script: str, stdin: bytes) -> Run:
+        spec = self.bench.hooks[script]
+        return self.run(spec.command, stdin, timeout=spec.timeout + 30)
+
+    def floor(self) -> Run:
+        return self.run(FLOOR_COMMAND)
+
+    # -- heartbeats -----------------------------------------------------------------------
+    def db_heartbeats(self, processed: bool | None = None) -> int:
+        if not self.db_path.exists():
+            return 0
+        where = "" if processed is None else f" WHERE processed = {int(processed)}"
+        with sqlite3.connect(self.db_path, timeout=30) as conn:
+            return conn.execute("SELECT count(*) FROM heartbeats" + where).fetchone()[0]
+
+    def spooled_heartbeats(self) -> int:
+        """Lines waiting in spool files (claimed ones included)."""
+        total = 0
+        for path in self.spool_dir.glob("*") if self.spool_dir.is_dir() else []:
+            try:
+                total += path.read_bytes().count(b"\n")
+            except OSError:
+                pass
+        return total
+
+    def kept_heartbeats(self) -> int:
+        """Heartbeats that are durable: in the database or in the spool."""
+        return self.db_heartbeats() + self.spooled_heartbeats()
+
+    def wait_for_heartbeats(self, expected: int, timeout: float) -> float:
+        """Seconds until ``expected`` heartbeats are kept (``math.inf`` when never)."""
+        return wait_until(lambda: self.kept_heartbeats() >= expected, timeout)
+
+    def wait_children_gone(self, timeout: float = 10) -> float:
+        """Seconds until no detached heartbeat child of this home is alive."""
+        return wait_until(lambda: not heartbeat_children(self.mc.data_root), timeout, 0.005)
