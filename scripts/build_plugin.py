@@ -50,12 +50,15 @@ HOOKS = [
 def hook_command(script: str) -> str:
     """The shell command Claude Code runs for a hook.
 
+    ``-S`` skips ``site``: hooks need only the standard library and the bundled libraries,
+    and a user's site-packages ``.pth`` files would otherwise run (and could fail) on every
+    prompt; skipping them saves milliseconds to tens of milliseconds per hook.
     Double quotes keep a plugin path with spaces whole. ``|| true`` matters: when the
     script is missing (the plugin is being replaced by an update) python exits 2, which
     Claude Code treats as "block the prompt / compaction"; our hooks never block on
     purpose, so any failure is turned into a harmless exit 0.
     """
-    return f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}" || true'
+    return f'python3 -S "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}" || true'
 
 
 def hooks_json() -> dict:

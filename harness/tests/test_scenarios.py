@@ -230,7 +230,7 @@ def test_compaction_saves_a_snapshot_and_the_digest_comes_back(
     )
     assert comp.instructions == expected
     assert f"\n\nAdditional Instructions:\n{expected}\n\n" in comp.request_text
-    command = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py" || true'
+    command = 'python3 -S "${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py" || true'
     shown = [f"PreCompact [{command}] completed successfully: {expected}"]
     precompact = [t for t in comp.human_texts if t.startswith("PreCompact")]
     assert precompact == (shown if trigger == "manual" else [])
@@ -355,7 +355,7 @@ def test_fire_session_start_prints_the_routed_result(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "SessionStart: 1 hook(s)"
-    assert lines[1] == '[1] python3 "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py" || true'
+    assert lines[1] == '[1] python3 -S "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py" || true'
     assert lines[2].strip().startswith("exit 0 in ")
     assert lines[2].endswith("-> model, human, transcript")
     assert "  model sees: " + BANNER in lines

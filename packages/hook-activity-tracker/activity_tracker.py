@@ -55,7 +55,8 @@ def main() -> None:
     ident = identity(payload)
     from missioncache_hookio.spawn import spawn_detached
 
-    argv = [sys.executable, "-m", "missioncache_db", "heartbeat-auto"]
+    # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.
+    argv = [sys.executable, "-S", "-m", "missioncache_db", "heartbeat-auto"]
     spawn_detached(argv, ident.cwd, child_env(ident.session_id))
 
 

@@ -50,9 +50,9 @@ def banner(task, minutes: str, session_id, source) -> str:
         lines.append(f"- **JIRA:** {task.jira_key}")
     lines += [
         f"- **Session:** {session_id or 'unknown'} ({source or 'startup'})",
-        f"- **Files:** {task.directory}",
-        f"  - context: {task.context_file}",
-        f"  - tasks: {task.tasks_file}",
+        f"- **Files:** {task.directory_path}",
+        f"  - context: {task.context_path}",
+        f"  - tasks: {task.tasks_path}",
         "",
         "Tip: run `/missioncache:load` to read this task's full context before starting work.",
         "",
@@ -67,12 +67,12 @@ def context_digest(task) -> str:
     from missioncache_context import digest, read_file
 
     try:
-        text = digest(read_file(task.context_file), DIGEST_LIMIT)
+        text = digest(read_file(task.context_path), DIGEST_LIMIT)
     except (OSError, ValueError):
         return ""
     if not text:
         return ""
-    return f"### Where the work stands (from {task.context_file.name})\n\n{text}"
+    return f"### Where the work stands (from {os.path.basename(task.context_path)})\n\n{text}"
 
 
 def candidates_hint(tasks) -> str:
@@ -134,15 +134,15 @@ def main() -> None:
         return
     ident = identity(payload)
     if ident.session_id:
-        from missioncache_state.terminal import write_terminal_session
+        from missioncache_state.terminal import record_terminal_session
 
         try:
-            write_terminal_session(os.environ, ident.session_id)
+            record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
-    from missioncache_state.paths import tasks_db_path
+    from missioncache_state.locations import tasks_db_path
 
-    if not tasks_db_path().is_file():
+    if not os.path.isfile(tasks_db_path()):
         return  # MissionCache not set up: nothing to track, and no database to create
     from missioncache_db import TaskDB, write_session_binding
 

@@ -58,9 +58,9 @@ def save_snapshot(task, trigger: str, transcript) -> str:
     when = format_when()
     body = [f"- Auto-saved before compaction ({when}, {trigger})", *snapshot(transcript)]
     result = update_file(
-        task.context_file, lambda text: record_change(text, body, when=when), timeout=LOCK_TIMEOUT
+        task.context_path, lambda text: record_change(text, body, when=when), timeout=LOCK_TIMEOUT
     )
-    return str(result.path)
+    return result.file
 
 
 def describe(error: BaseException) -> str:
@@ -91,9 +91,9 @@ def main() -> None:
     ident = identity(payload)
     trigger = text_field(payload, "trigger")
     trigger = trigger if trigger in TRIGGERS else "unknown"
-    from missioncache_state.paths import tasks_db_path
+    from missioncache_state.locations import tasks_db_path
 
-    if not tasks_db_path().is_file():
+    if not os.path.isfile(tasks_db_path()):
         return
     from missioncache_db import TaskDB
 

@@ -73,9 +73,9 @@ def main() -> None:
     if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
         return
     ident = identity(payload)
-    from missioncache_state.paths import tasks_db_path
+    from missioncache_state.locations import tasks_db_path
 
-    if not tasks_db_path().is_file():
+    if not os.path.isfile(tasks_db_path()):
         return
     from missioncache_db import TaskDB
 
@@ -85,9 +85,9 @@ def main() -> None:
         return
     from missioncache_context import divergent_tasks, read_file
 
-    tasks_file = task.tasks_file
+    tasks_file = task.tasks_path
     try:
-        numbers = divergent_tasks(read_file(task.context_file), read_file(tasks_file))
+        numbers = divergent_tasks(read_file(task.context_path), read_file(tasks_file))
     except (OSError, ValueError):
         return  # a missing or non-UTF-8 file: nothing we can compare
     key = ident.session_id or f"task-{task.id}"
