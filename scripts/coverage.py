@@ -3,8 +3,11 @@
 
 Hooks and command lines run as child processes; ``[tool.coverage.run] patch =
 ["subprocess"]`` (pyproject.toml) makes coverage follow them, so the figures include
-code that only ever runs in a hook process. Tests that deliberately start a bare
-interpreter (``python3 -S``, to prove nothing needs installing) are not measured.
+code that only ever runs in a hook process; ``patch = ["_exit"]`` saves the data of hooks,
+which end with ``os._exit(0)``. Hooks run from a plugin tree built into a temp dir, and
+``[tool.coverage.paths]`` maps those copies back to their packages. Processes started with
+``python3 -S`` (the real hook command lines, and tests proving a bare interpreter suffices)
+skip ``site`` and with it coverage's start-up hook, so they are not measured.
 
 Usage: ``uv run scripts/coverage.py [pytest args...]``
 """
