@@ -1,0 +1,35 @@
+"""The built plugin and this repository's marketplace pass the real `claude plugin validate`,
+and our own stricter check on top (which also rejects what the CLI only warns about)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from missioncache_harness.claude_cli import plugin_validate, repo_root, requires_claude
+from missioncache_harness.plugin import strict_check
+
+
+@pytest.mark.conformance
+@requires_claude
+def test_real_cli_validates_the_built_plugin(built_plugin: Path, tmp_path: Path) -> None:
+    done = plugin_validate(built_plugin, home=tmp_path / "home", cwd=tmp_path)
+    assert done.rc == 0, done.describe()
+    assert "Validation passed" in done.stdout
+    assert "✘" not in done.stdout
+    for part in ("session_start.py", "activity_tracker.py", "task_tracker.py", "pre_compact.py"):
+        assert part in done.stdout  # the CLI lists every hook it will run
+    for command in ("missioncache:load", "missioncache:save", "missioncache:new"):
+        assert command in done.stdout
+    assert "mcpServers: pm" in done.stdout
+    assert strict_check(built_plugin) == []
+
+
+@pytest.mark.conformance
+@requires_claude
+def test_real_cli_validates_the_repository_marketplace(tmp_path: Path) -> None:
+    done = plugin_validate(repo_root(), home=tmp_path / "home", cwd=tmp_path)
+    assert done.rc == 0, done.describe()
+    assert "Validating marketplace manifest" in done.stdout
+    assert "Validation passed" in done.stdout
