@@ -91,13 +91,12 @@ def main() -> None:
     ident = identity(payload)
     trigger = text_field(payload, "trigger")
     trigger = trigger if trigger in TRIGGERS else "unknown"
-    from missioncache_state.locations import tasks_db_path
+    from missioncache_db import open_if_set_up
 
-    if not os.path.isfile(tasks_db_path()):
+    db = open_if_set_up(BUSY_TIMEOUT)
+    if db is None:
         return
-    from missioncache_db import TaskDB
-
-    with TaskDB(busy_timeout=BUSY_TIMEOUT) as db:
+    with db:
         task = db.find_task_for_cwd(ident.cwd, ident.session_id)
         if task is None:
             return

@@ -140,13 +140,12 @@ def main() -> None:
             record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
-    from missioncache_state.locations import tasks_db_path
+    from missioncache_db import open_if_set_up, write_session_binding
 
-    if not os.path.isfile(tasks_db_path()):
+    db = open_if_set_up(BUSY_TIMEOUT)
+    if db is None:
         return  # MissionCache not set up: nothing to track, and no database to create
-    from missioncache_db import TaskDB, write_session_binding
-
-    with TaskDB(busy_timeout=BUSY_TIMEOUT) as db:
+    with db:
         task = db.find_task_for_cwd(ident.cwd, ident.session_id)
         if task is None:
             several = db.active_tasks_for_cwd_repo(ident.cwd)

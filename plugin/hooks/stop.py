@@ -39,14 +39,9 @@ def main() -> None:
     edits = find_edits(ident.transcript_path)
     if not edits:
         return
-    from missioncache_state.locations import tasks_db_path
+    from missioncache_db import find_task
 
-    if not os.path.isfile(tasks_db_path()):
-        return
-    from missioncache_db import TaskDB
-
-    with TaskDB(busy_timeout=BUSY_TIMEOUT) as db:
-        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None or not os.path.isfile(task.context_path):
         return
     from missioncache_hookio.output import emit_json

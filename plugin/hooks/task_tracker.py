@@ -73,14 +73,9 @@ def main() -> None:
     if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
         return
     ident = identity(payload)
-    from missioncache_state.locations import tasks_db_path
+    from missioncache_db import find_task
 
-    if not os.path.isfile(tasks_db_path()):
-        return
-    from missioncache_db import TaskDB
-
-    with TaskDB(busy_timeout=BUSY_TIMEOUT) as db:
-        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None:
         return
     from missioncache_context import divergent_tasks, read_file

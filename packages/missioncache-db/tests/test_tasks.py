@@ -223,3 +223,29 @@ def test_rows_whose_files_would_leave_the_data_root_are_not_served(db, roots, fu
     assert db.list_tasks() == []
     kept = db.create_task("kept")
     assert [t.name for t in db.list_tasks()] == ["kept"] and db.get_task(kept.id) == kept
+
+
+def test_hooks_never_create_a_database_for_a_user_without_tasks(tmp_path, monkeypatch):
+    """open_if_set_up / find_task: no tasks.db means None, and nothing is created."""
+    from missioncache_db import find_task, open_if_set_up
+
+    root = tmp_path / "mc"
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(root))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    assert open_if_set_up(0.1) is None
+    assert find_task(str(tmp_path), "s1", 0.1) is None
+    assert not root.exists()
+
+
+def test_find_task_resolves_like_the_database(tmp_path, monkeypatch):
+    from missioncache_db import TaskDB, find_task
+
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(tmp_path / "mc"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    with TaskDB() as db:
+        created = db.create_task("demo", repo=str(repo))
+    found = find_task(str(repo / "sub"), None, 0.5)
+    assert found is not None and found.id == created.id
+    assert find_task(str(tmp_path), None, 0.5) is None

@@ -141,3 +141,25 @@ class TaskDB:
         from missioncache_db import sessions
 
         return sessions.time_invested(self.conn, task_id, period)
+
+
+def open_if_set_up(busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> TaskDB | None:
+    """tasks.db opened, or None when MissionCache is not set up on this machine.
+
+    Hooks run in every Claude Code session, tracked or not: opening would create a
+    database (and a data root) for a user who never created a task."""
+    if not os.path.isfile(tasks_db_path()):
+        return None
+    return TaskDB(busy_timeout=busy_timeout)
+
+
+def find_task(
+    cwd: str, session_id: str | None, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+) -> Task | None:
+    """The task this session is on (data model section 4); None when MissionCache is not
+    set up or nothing resolves. The one call for a hook that needs only the task."""
+    db = open_if_set_up(busy_timeout)
+    if db is None:
+        return None
+    with db:
+        return db.find_task_for_cwd(cwd, session_id)

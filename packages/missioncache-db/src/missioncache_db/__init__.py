@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
 
 _EXPORTS = {
     "TaskDB": "missioncache_db.db",
+    "open_if_set_up": "missioncache_db.db",
+    "find_task": "missioncache_db.db",
     "Task": "missioncache_db.model",
     "STATUSES": "missioncache_db.model",
     "validate_name": "missioncache_db.model",
