@@ -62,3 +62,35 @@ def test_the_server_reports_missing_libraries_as_one_sentence(built_plugin):
     text = sentence(ModuleNotFoundError("No module named 'missioncache_db'"))
     assert text.startswith("MissionCache's libraries could not be loaded")
     assert "\n" not in text and text.endswith(".")
+
+
+def test_check_flag_exits_without_serving():
+    """The launcher's probe: ``missioncache-pm --check`` imports the server and the SDK,
+    then exits 0 at once, even with stdin left open (a real server would wait on it)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "missioncache_pm", "--check"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out == b""
+
+
+def test_launcher_starts_exactly_one_server():
+    """plugin.json probes the offline cache, then ``exec``s one server; an
+    ``offline || online`` chain would start a second server whenever the first exits
+    non-zero (uv's cache miss and a crashed server both exit 1)."""
+    import json
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    manifest = json.loads((repo / "plugin-src" / ".claude-plugin" / "plugin.json").read_text())
+    script = manifest["mcpServers"]["pm"]["args"][1]
+    assert "||" not in script
+    assert "missioncache-pm --check" in script
+    assert script.count("exec uvx") == 2

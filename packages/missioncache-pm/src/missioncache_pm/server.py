@@ -215,7 +215,15 @@ def build_server() -> MCPServer:
 
 
 def main() -> None:
-    """Console script ``missioncache-pm``: find the bundled libraries, serve on stdio."""
+    """Console script ``missioncache-pm``: find the bundled libraries, serve on stdio.
+
+    ``--check`` exits 0 once this module (and so the SDK) has imported, serving nothing:
+    the plugin's launcher runs it through ``uvx --offline`` to learn whether uv's cache
+    can start the server without a network, then starts exactly one server (README)."""
+    import sys
+
+    if sys.argv[1:] == ["--check"]:
+        return
     from missioncache_pm.bootstrap import ensure_libraries
 
     ensure_libraries()
