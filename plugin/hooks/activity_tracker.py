@@ -52,6 +52,10 @@ def main() -> None:
     payload = read_payload()
     if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
         return
+    from missioncache_state.locations import tasks_db_path
+
+    if not os.path.isfile(tasks_db_path()):
+        return  # MissionCache not set up: no task to credit, no process worth starting
     ident = identity(payload)
     from missioncache_hookio.spawn import spawn_detached
 

@@ -140,3 +140,12 @@ def test_corrupt_database_is_silent(hook, mc_env, mc_task):
         (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
     (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
     assert hook({"session_id": SID, "prompt": "real work"}).silent()
+
+
+def test_nothing_is_created_before_the_user_has_a_task(prompt, mc_env, tracked_repo):
+    """Installed but never set up: prompts leave no data root and no database behind
+    (checked after the time a detached heartbeat child would need)."""
+    done = prompt("first prompt on a fresh install", cwd=tracked_repo)
+    assert done.silent()
+    time.sleep(1.0)
+    assert list(mc_env.data_root.iterdir()) == []

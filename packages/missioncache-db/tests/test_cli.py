@@ -204,6 +204,7 @@ def test_heartbeat_auto_ends_itself_when_a_read_never_returns(cli, roots, workdi
     import signal
 
     _, claude = roots
+    ok(cli("create-task", "demo", "--repo", str(workdir)))  # a set-up user: tasks.db exists
     projects = claude / "hooks" / "state" / "projects"
     projects.mkdir(parents=True)
     os.mkfifo(projects / "s1.json")
@@ -287,3 +288,12 @@ def test_task_string_paths_match_the_path_properties(db, workdir, roots):
     Path(task.context_path).unlink()
     (task.directory / "context.md").write_text("bare layout\n")
     assert task.context_path == str(task.directory / "context.md") == str(task.context_file)
+
+
+def test_heartbeat_auto_creates_nothing_for_a_user_without_tasks(cli, workdir, roots):
+    """The plugin runs this on every prompt in every repository: before the user has
+    created a task it must not create a data root or a database."""
+    data, _ = roots
+    done = cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s1"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert not data.exists()

@@ -49,9 +49,12 @@ def main() -> int:
     """Record one heartbeat for the cwd and the session in the environment."""
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
     try:
-        from missioncache_db.db import TaskDB
+        from missioncache_db.db import open_if_set_up
 
-        with TaskDB(busy_timeout=HEARTBEAT_BUSY_TIMEOUT) as db:
+        db = open_if_set_up(HEARTBEAT_BUSY_TIMEOUT)  # no tasks yet: create nothing
+        if db is None:
+            return 0
+        with db:
             db.record_heartbeat_auto(os.getcwd(), session_id_from_env())
     except Exception as error:  # the hook must never fail the prompt
         print(f"missioncache-db: heartbeat not recorded: {error}", file=sys.stderr)
