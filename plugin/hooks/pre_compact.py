@@ -30,7 +30,6 @@ LOCK_TIMEOUT = 5.0  # seconds for the context file's lock
 BUSY_TIMEOUT = 20.0  # seconds for tasks.db; the hook's budget is 30
 SNAPSHOT_TURNS = 3
 SNAPSHOT_CHARS = 300
-ERROR_KIND = "precompact-error"
 TRIGGERS = ("manual", "auto")
 
 
@@ -67,20 +66,6 @@ def describe(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:300]
 
 
-def record_failure(task, errors: list, session_id) -> None:
-    from missioncache_context import format_when
-    from missioncache_state.statefile import save_state
-
-    record = {
-        "task": task.name,
-        "task_id": task.id,
-        "error": "; ".join(errors),
-        "time": format_when(),
-        "session_id": session_id,
-    }
-    save_state(ERROR_KIND, record)
-
-
 def main() -> None:
     from missioncache_hookio.output import emit
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
@@ -110,7 +95,10 @@ def main() -> None:
         except Exception as error:  # sqlite3.OperationalError past the busy timeout
             errors.append(f"heartbeats: {describe(error)}")
     if errors:
-        record_failure(task, errors, ident.session_id)
+        from missioncache_context import format_when
+        from missioncache_state.precompact_failure import record_failure
+
+        record_failure(task.name, task.id, "; ".join(errors), ident.session_id, format_when())
     keep = f'keep the MissionCache task name "{task.name}" and its next steps in the summary.'
     if saved:
         emit(f"MissionCache saved a pre-compaction snapshot to {saved}; {keep}")

@@ -26,7 +26,6 @@ BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
 MAX_NAMED = 5
-ERROR_KIND = "precompact-error"
 UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
 
 
@@ -87,16 +86,16 @@ def candidates_hint(tasks) -> str:
 
 def pending_error():
     """The last pre-compaction failure as (human line, context note), cleared once read."""
-    from missioncache_state.statefile import clear_state, load_state
+    from missioncache_state.precompact_failure import take_failure
 
-    record = load_state(ERROR_KIND)
-    if record is None:
+    failure = take_failure()
+    if failure is None:
         return None
-    clear_state(ERROR_KIND)
-    task = str(record.get("task") or "?")[:80]
-    when = str(record.get("time") or "?")[:20]
-    error = " ".join(str(record.get("error") or "unknown error").split())[:200]
-    line = f"the pre-compaction snapshot of {task} at {when} was not saved ({error})"
+    task, when = failure["task"] or "?", failure["time"] or "?"
+    line = (
+        f"the pre-compaction snapshot of {task} at {when} was not saved"
+        f" ({failure['error'] or 'unknown error'})"
+    )
     return line, f"Note: {line}. Run `/missioncache:save` to save the context by hand."
 
 

@@ -92,3 +92,27 @@ def test_symlinked_hooks_state_db_is_refused(roots, tmp_path, suffix):
     assert victim.read_bytes() == before
     # the plain-text map is still written: it needs no SQLite
     assert (claude / "hooks" / "state" / "term-sessions" / "tab").read_text() == "sess-1\n"
+
+
+def test_precompact_failure_is_taken_once(roots):
+    from missioncache_state import precompact_failure as failure
+
+    assert failure.take_failure() is None
+    failure.record_failure("demo", 3, "LockTimeout:\n  busy", "s1", "2026-01-02 03:04")
+    assert failure.take_failure() == {
+        "task": "demo",
+        "time": "2026-01-02 03:04",
+        "error": "LockTimeout: busy",
+    }
+    assert failure.take_failure() is None
+
+
+def test_unreadable_precompact_failure_is_still_reported_once(roots):
+    from missioncache_state import precompact_failure as failure
+
+    path = statefile.state_file(failure.KIND)
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    assert failure.take_failure() == {"task": "", "time": "", "error": failure.UNREADABLE}
+    assert not path.exists()
+    assert failure.take_failure() is None

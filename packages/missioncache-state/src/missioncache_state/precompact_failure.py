@@ -1,0 +1,56 @@
+"""A failed pre-compaction snapshot, kept until someone tells the user.
+
+PreCompact cannot tell anyone itself (an automatic compaction shows the user nothing), so
+it leaves this one small record; the next SessionStart or ``/missioncache:load`` reports
+it once and clears it. One module owns the record's shape, so the writer and its readers
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import os
+
+from missioncache_state.statefile import clear_state, load_state, save_state, state_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every hook run
+    from typing import Any
+
+KIND = "precompact-error"
+UNREADABLE = "the failure record could not be read"
+_FIELD_LIMIT = 300
+
+
+def record_failure(
+    task_name: str, task_id: int, error: str, session_id: str | None, when: str
+) -> None:
+    """Remember that the snapshot of ``task_name`` failed with ``error`` at ``when``."""
+    save_state(
+        KIND,
+        {
+            "task": task_name,
+            "task_id": task_id,
+            "error": error,
+            "time": when,
+            "session_id": session_id,
+        },
+    )
+
+
+def take_failure() -> dict[str, str] | None:
+    """The pending failure as ``{"task", "time", "error"}`` one-line strings (missing
+    ones empty), cleared as it is taken; None when there is none. A record that exists
+    but cannot be read is still a failure worth reporting once."""
+    data = load_state(KIND)
+    if data is None:
+        if not os.path.lexists(state_path(KIND)):
+            return None
+        data = {"error": UNREADABLE}
+    clear_state(KIND)
+    return {key: _one_line(data.get(key)) for key in ("task", "time", "error")}
+
+
+def _one_line(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    return " ".join(str(value).split())[:_FIELD_LIMIT]
