@@ -69,11 +69,11 @@ def test_load_reports_and_clears_a_pending_precompact_failure(world, demo):
 
 
 def test_a_corrupt_failure_record_is_still_reported_once(world, demo):
-    from missioncache_state.statefile import state_file
+    from missioncache_state.statefile import state_path
 
-    world.write(state_file("precompact-error"), "{not json")
+    world.write(Path(state_path("precompact-error")), "{not json")
     assert "the failure record could not be read" in run_slash(world, "load", "demo")
-    assert not state_file("precompact-error").exists()
+    assert not Path(state_path("precompact-error")).exists()
 
 
 def test_load_without_a_name_uses_the_task_of_this_directory(world, demo):

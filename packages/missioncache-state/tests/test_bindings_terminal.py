@@ -1,4 +1,5 @@
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -32,14 +33,14 @@ def test_hostile_session_ids_write_nothing(roots, tmp_path, sid):
 
 @pytest.mark.parametrize("content", ["{", "[]", '{"projectName": 3}', '{"taskId": "x"}'])
 def test_corrupt_binding_reads_as_absent(roots, content):
-    path = bindings.binding_path("s1")
+    path = Path(bindings.binding_file("s1"))
     path.parent.mkdir(parents=True)
     path.write_text(content)
     assert bindings.read_session_binding("s1") is None
 
 
 def test_legacy_binding_without_task_id(roots):
-    path = bindings.binding_path("s1")
+    path = Path(bindings.binding_file("s1"))
     path.parent.mkdir(parents=True)
     path.write_text('{"projectName": "demo"}')
     got = bindings.read_session_binding("s1")
@@ -49,7 +50,7 @@ def test_legacy_binding_without_task_id(roots):
 
 def test_terminal_session_written_to_file_and_db(roots):
     _, claude = roots
-    path = terminal.write_terminal_session({"TERM_SESSION_ID": "w0t0p0:AB-CD"}, "sess-1")
+    path = Path(terminal.record_terminal_session({"TERM_SESSION_ID": "w0t0p0:AB-CD"}, "sess-1"))
     assert path == claude / "hooks" / "state" / "term-sessions" / "w0t0p0-AB-CD"
     assert path.read_text() == "sess-1\n"
     conn = sqlite3.connect(claude / "hooks-state.db")
@@ -61,7 +62,7 @@ def test_terminal_session_written_to_file_and_db(roots):
     ("env", "sid"), [({}, "s1"), ({"TERM_SESSION_ID": ".."}, "s1"), ({"WT_SESSION": "x"}, "../s")]
 )
 def test_terminal_session_skipped_without_usable_ids(roots, tmp_path, env, sid):
-    assert terminal.write_terminal_session(env, sid) is None
+    assert terminal.record_terminal_session(env, sid) is None
     assert all_files(tmp_path) == []
 
 
@@ -71,7 +72,7 @@ def test_state_files_round_trip(roots):
     assert statefile.clear_state("precompact-error")
     assert statefile.load_state("precompact-error") is None
     with pytest.raises(ValueError):
-        statefile.state_file("../evil")
+        statefile.state_path("../evil")
 
 
 @pytest.mark.parametrize("suffix", ["", "-journal", "-wal", "-shm"])
@@ -88,7 +89,7 @@ def test_symlinked_hooks_state_db_is_refused(roots, tmp_path, suffix):
     claude.mkdir(parents=True)
     (claude / f"hooks-state.db{suffix}").symlink_to(victim)
     with pytest.raises(OSError):
-        terminal.write_terminal_session({"TERM_SESSION_ID": "tab"}, "sess-1")
+        terminal.record_terminal_session({"TERM_SESSION_ID": "tab"}, "sess-1")
     assert victim.read_bytes() == before
     # the plain-text map is still written: it needs no SQLite
     assert (claude / "hooks" / "state" / "term-sessions" / "tab").read_text() == "sess-1\n"
@@ -110,7 +111,7 @@ def test_precompact_failure_is_taken_once(roots):
 def test_unreadable_precompact_failure_is_still_reported_once(roots):
     from missioncache_state import precompact_failure as failure
 
-    path = statefile.state_file(failure.KIND)
+    path = Path(statefile.state_path(failure.KIND))
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
     assert failure.take_failure() == {"task": "", "time": "", "error": failure.UNREADABLE}

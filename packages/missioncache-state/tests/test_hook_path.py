@@ -87,17 +87,15 @@ def test_locations_default_under_home(monkeypatch, tmp_path, name):
     assert getattr(paths, name)() == tmp_path / expected
 
 
-def test_string_twins_match_the_path_api(roots):
-    assert Path(bindings.binding_file("s1")) == bindings.binding_path("s1")
-    assert bindings.binding_file("../x") is None and bindings.binding_path("../x") is None
-    assert Path(statefile.state_path("k", "s1")) == statefile.state_file("k", "s1")
-    assert Path(statefile.state_path("k")) == statefile.state_file("k")
+def test_hook_path_file_names(roots):
+    assert bindings.binding_file("s1") == os.path.join(locations.projects_dir(), "s1.json")
+    assert bindings.binding_file("../x") is None
+    assert statefile.state_path("k", "s1") == os.path.join(locations.state_dir(), "k", "s1.json")
+    assert statefile.state_path("k") == os.path.join(locations.state_dir(), "k.json")
     assert statefile.state_path("k", "../x") is None
     assert lock.lock_file_for("/a/b/f.md") == "/a/b/f.md.lock"
-    assert lock.lock_path_for(Path("/a/b/f.md")) == Path("/a/b/f.md.lock")
     env = {"TERM_SESSION_ID": "w0t1p0:ABC"}
-    assert isinstance(terminal.record_terminal_session(env, "s1"), str)
-    assert terminal.write_terminal_session(env, "s2") == Path(
+    assert terminal.record_terminal_session(env, "s2") == os.path.join(
         locations.term_sessions_dir(), "w0t1p0-ABC"
     )
     assert terminal.record_terminal_session({}, "s1") is None

@@ -28,7 +28,6 @@ from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
     from collections.abc import Iterator
-    from pathlib import Path
     from typing import Any, Union
 
     StrPath = Union[str, os.PathLike]
@@ -40,17 +39,10 @@ _ATTEMPTS = 5
 _token: tuple[int, str] | None = None
 
 
-def spool_dir_for(db_path: StrPath) -> Path:
+def spool_folder_for(db_path: StrPath) -> str:
     """The spool of a database: ``heartbeat_spool_dir()`` for the real tasks.db, a
     sibling ``<db>.spool`` for any other file, so two databases never ingest each
     other's heartbeats."""
-    from pathlib import Path  # here only: the library itself uses spool_folder_for
-
-    return Path(spool_folder_for(db_path))
-
-
-def spool_folder_for(db_path: StrPath) -> str:
-    """:func:`spool_dir_for` as a string (pathlib costs milliseconds per hook run)."""
     if os.path.realpath(db_path) == os.path.realpath(tasks_db_path()):
         return heartbeat_spool_dir()
     return os.fspath(db_path) + ".spool"

@@ -16,22 +16,11 @@ from missioncache_state.locations import projects_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
-    from pathlib import Path
     from typing import Any
 
 
-def binding_path(session_id: Any) -> Path | None:
-    """The binding file for a valid session id, else None (invalid ids write nothing)."""
-    path = binding_file(session_id)
-    if path is None:
-        return None
-    from pathlib import Path  # here only: hooks use binding_file (pathlib costs ms)
-
-    return Path(path)
-
-
 def binding_file(session_id: Any) -> str | None:
-    """:func:`binding_path` as a string, for code on the hooks' path."""
+    """The binding file for a valid session id, else None (invalid ids write nothing)."""
     sid = session_id_or_none(session_id)
     if sid is None:
         return None

@@ -14,7 +14,6 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: pathlib costs ms on every hook run
-    from pathlib import Path
     from types import TracebackType
     from typing import Union
 
@@ -23,12 +22,6 @@ if TYPE_CHECKING:  # annotations only: pathlib costs ms on every hook run
 
 class LockTimeout(TimeoutError):
     """The lock could not be taken within the caller's budget."""
-
-
-def lock_path_for(path: StrPath) -> Path:
-    from pathlib import Path  # here only: FileLock itself works on strings
-
-    return Path(lock_file_for(path))
 
 
 def lock_file_for(path: StrPath) -> str:

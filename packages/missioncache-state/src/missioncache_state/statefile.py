@@ -12,25 +12,14 @@ from missioncache_state.locations import state_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
-    from pathlib import Path
     from typing import Any
 
 _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
-def state_file(kind: str, session_id: Any = None) -> Path | None:
-    """Path of a state file of ``kind`` (a fixed lowercase name chosen by our code), per
-    session when ``session_id`` is given. None for an invalid session id."""
-    path = state_path(kind, session_id)
-    if path is None:
-        return None
-    from pathlib import Path  # here only: hooks use state_path (pathlib costs ms)
-
-    return Path(path)
-
-
 def state_path(kind: str, session_id: Any = None) -> str | None:
-    """:func:`state_file` as a string, for code on the hooks' path."""
+    """The file of a state ``kind`` (a fixed lowercase name chosen by our code), per
+    session when ``session_id`` is given; None for an invalid session id."""
     if not kind or not set(kind) <= _KIND_OK:
         raise ValueError(f"bad state kind {kind!r}")
     if session_id is None:

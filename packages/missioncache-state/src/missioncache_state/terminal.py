@@ -15,26 +15,12 @@ from missioncache_state.locations import term_sessions_dir
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
     from collections.abc import Mapping
-    from pathlib import Path
-
-
-def write_terminal_session(env: Mapping[str, str], session_id: str) -> Path | None:
-    """Map this terminal (from ``env``) to ``session_id`` in both stores.
-
-    Returns the file written, or None when there is no usable terminal id or session id.
-    The file is written first: it needs no SQLite and is what most statuslines read.
-    """
-    path = record_terminal_session(env, session_id)
-    if path is None:
-        return None
-    from pathlib import Path  # here only: hooks use record_terminal_session
-
-    return Path(path)
 
 
 def record_terminal_session(env: Mapping[str, str], session_id: str) -> str | None:
-    """:func:`write_terminal_session` returning the file as a string, for the SessionStart
-    hook (pathlib costs milliseconds on every hook run)."""
+    """Map this terminal (from ``env``) to ``session_id`` in both stores; returns the file
+    written, or None when there is no usable terminal id or session id. The file is
+    written first: it needs no SQLite and is what most statuslines read."""
     sid = session_id_or_none(session_id)
     raw = terminal_id_from_env(env)
     name = terminal_file_name(raw)
