@@ -89,7 +89,7 @@ def main() -> None:
     if changed(task.id, numbers, key):
         from missioncache_hookio.output import emit
 
-        emit(reminder(task.name, str(tasks_file), numbers))
+        emit(reminder(task.name, tasks_file, numbers))
 
 
 if __name__ == "__main__":

@@ -37,13 +37,13 @@ def install_rules() -> None:
     install_bundled_rules(os.path.join(plugin_root, "rules"))
 
 
-def banner(task, minutes: str, session_id, source) -> str:
+def banner(task, invested: str, session_id, source) -> str:
     lines = [
         "## MissionCache: Active Task Detected",
         "",
         f"- **Task:** {task.name} (id {task.id})",
         f"- **Status:** {task.status}",
-        f"- **Time invested:** {minutes}",
+        f"- **Time invested:** {invested}",
     ]
     if task.jira_key:
         lines.append(f"- **JIRA:** {task.jira_key}")

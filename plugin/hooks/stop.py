@@ -44,15 +44,14 @@ def main() -> None:
     task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None or not os.path.isfile(task.context_path):
         return
-    from missioncache_hookio.output import emit_json
+    from missioncache_hookio.output import emit_json, hook_json
 
     files = len({edit.file_path for edit in edits})
-    emit_json(
-        {
-            "systemMessage": f"MissionCache: Claude edited {files} file(s) while working on"
-            f" {task.name}. Run /missioncache:save to save context before you leave."
-        }
+    message = (
+        f"MissionCache: Claude edited {files} file(s) while working on {task.name}."
+        " Run /missioncache:save to save context before you leave."
     )
+    emit_json(hook_json("Stop", system_message=message))
 
 
 if __name__ == "__main__":

@@ -85,9 +85,7 @@ def read_file(path: str | os.PathLike[str]) -> str:
     Raises FileNotFoundError when missing and NotUtf8Error when not UTF-8.
     """
     target = os.fspath(path)
-    with open(target, "rb") as handle:
-        data = handle.read()
-    return _decode(target, data)[1]
+    return _decode(target, _read_bytes(target))[1]
 
 
 def update_file(
