@@ -81,16 +81,46 @@ def test_check_flag_exits_without_serving():
     assert out == b""
 
 
-def test_launcher_starts_exactly_one_server():
-    """plugin.json probes the offline cache, then ``exec``s one server; an
-    ``offline || online`` chain would start a second server whenever the first exits
-    non-zero (uv's cache miss and a crashed server both exit 1)."""
+def _launcher_script() -> str:
     import json
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[3]
     manifest = json.loads((repo / "plugin-src" / ".claude-plugin" / "plugin.json").read_text())
-    script = manifest["mcpServers"]["pm"]["args"][1]
-    assert "||" not in script
-    assert "missioncache-pm --check" in script
-    assert script.count("exec uvx") == 2
+    launch = manifest["mcpServers"]["pm"]
+    assert launch["command"] == "sh"
+    return launch["args"][1]
+
+
+@pytest.mark.parametrize(
+    ("cache", "server", "calls"),
+    [
+        # warm cache, the server crashes: its exit code stands, nothing is started again
+        ("0", "1", ["--offline --check", "--offline"]),
+        # warm cache, the server is stopped at the end of the session
+        ("0", "143", ["--offline --check", "--offline"]),
+        # cold cache (no network yet used): one online start
+        ("1", "0", ["--offline --check", "online"]),
+    ],
+)
+def test_launcher_starts_exactly_one_server(tmp_path, cache, server, calls):
+    """plugin.json's launcher, run by sh with a stand-in ``uvx`` that logs each call: it
+    probes uv's offline cache, then starts one server whatever that server's exit code
+    (an ``offline || online`` chain would start a second one after a crash)."""
+    log = tmp_path / "calls"
+    fake = tmp_path / "bin" / "uvx"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in\n'
+        f'  *--offline*--check*) echo "--offline --check" >> "{log}"; exit {cache} ;;\n'
+        f'  *--offline*) echo "--offline" >> "{log}"; exit {server} ;;\n'
+        f'  *) echo "online" >> "{log}"; exit {server} ;;\n'
+        "esac\n"
+    )
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake.parent}:{os.environ['PATH']}")
+    env["MISSIONCACHE_PLUGIN_ROOT"] = str(tmp_path / "plugin")
+    done = subprocess.run(["sh", "-c", _launcher_script()], env=env, timeout=30, check=False)
+    assert done.returncode == int(server)
+    assert log.read_text().split("\n")[:-1] == calls
