@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from missioncache_harness.payloads import cwd_key
+from missioncache_harness.plugin import js_type
 
 # Texts Claude Code puts in front of hook output; each is counted on both sides.
 MODEL_PREFIXES = (
@@ -84,21 +85,6 @@ _MASKS = (
     (re.compile(r"\((?:\d+h ?)?(?:\d+m)?(?:\d+s)? invested"), "(<DURATION> invested"),
     (re.compile(r"(\*\*Time invested:\*\* )\S+(?: \d+m)?"), r"\1<DURATION>"),
 )
-
-
-def type_name(value: Any) -> str:
-    """A JSON type name; int and float are both "number" (the CLI writes 0 as well as 0.0006)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else type(value).__name__
 
 
 @dataclass
@@ -175,7 +161,7 @@ def stdin_entries(
     out = []
     for entry in log:
         stdin = entry.get("stdin") or {}
-        shape = {key: type_name(value) for key, value in sorted(stdin.items())}
+        shape = {key: js_type(value) for key, value in sorted(stdin.items())}
         values = {k: norm.value(stdin[k]) for k in DETERMINISTIC if k in stdin}
         out.append((str(entry.get("event")), shape, values))
     return out

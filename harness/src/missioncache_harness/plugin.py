@@ -274,7 +274,7 @@ def _load_entry(
         return None
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():
-        received = "undefined" if command is None else _js_type(command)
+        received = "undefined" if command is None else js_type(command)
         plugin.problems.append(
             Problem(
                 WARNING,
@@ -290,7 +290,7 @@ def _load_entry(
             Problem(
                 WARNING,
                 where,
-                f"Invalid command hook (timeout: expected number, received {_js_type(timeout)}); "
+                f"Invalid command hook (timeout: expected number, received {js_type(timeout)}); "
                 "entry ignored at runtime",
             )
         )
@@ -318,8 +318,9 @@ def _read_json(path: Path, plugin: Plugin, where: str) -> object | None:
         return None
 
 
-def _js_type(value: object) -> str:
-    """The type word Claude Code's validator prints (it speaks JavaScript)."""
+def js_type(value: object) -> str:
+    """The JSON type word Claude Code prints and compares (it speaks JavaScript): int and
+    float are both "number"."""
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, (int, float)):
