@@ -26,7 +26,7 @@ BUSY_TIMEOUT = 1.0  # seconds; a read, and the budget is 10
 
 
 def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, well_typed
+    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
     payload = read_payload()
     if payload is None or not well_typed(payload) or payload.get("stop_hook_active"):
@@ -36,7 +36,7 @@ def main() -> None:
         return
     from missioncache_transcript import find_edits
 
-    edits = find_edits(ident.transcript_path)
+    edits = find_edits(ident.transcript_path, prompt_id=text_field(payload, "prompt_id"))
     if not edits:
         return
     from missioncache_db import find_task

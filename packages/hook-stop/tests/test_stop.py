@@ -81,7 +81,7 @@ def transcript(tmp_path, records, name="t.jsonl"):
 
 @pytest.fixture
 def stop(hook):
-    def run(path, sid=SID, active=False, **options):
+    def run(path, sid=SID, active=False, prompt_id=None, **options):
         payload = {
             "session_id": sid,
             "hook_event_name": "Stop",
@@ -89,6 +89,8 @@ def stop(hook):
             "transcript_path": str(path),
             "last_assistant_message": "Done.",
         }
+        if prompt_id is not None:
+            payload["prompt_id"] = prompt_id
         return hook(payload, **options)
 
     return run
@@ -108,6 +110,17 @@ def test_real_claude_code_transcript(stop, mc_task, tmp_path):
     path = tmp_path / "sample.jsonl"
     shutil.copy(SAMPLE, path)
     assert "edited 1 file(s)" in stop(path).json["systemMessage"]
+
+
+def test_a_turn_not_yet_in_the_transcript_claims_no_edits(stop, mc_task, tmp_path):
+    """Claude Code writes the transcript asynchronously: Stop for a later, edit-free turn
+    can find the previous turn (with its Write) still last in the file. Its prompt_id
+    tells them apart; the sample's own prompt id still gets the reminder."""
+    path = tmp_path / "sample.jsonl"
+    shutil.copy(SAMPLE, path)
+    assert stop(path, prompt_id="a-newer-prompt").silent()
+    own = "7e515015-aabe-4d29-bdb2-217fb04faef0"  # the sample prompt's promptId
+    assert "edited 1 file(s)" in stop(path, prompt_id=own).json["systemMessage"]
 
 
 def test_mentions_of_tools_are_not_edits(stop, mc_task, tmp_path):

@@ -199,3 +199,20 @@ def test_budget_without_a_prompt_is_reported(tx, tmp_path):
     edits = edits_in(exchange.records)
     assert edits and edits[-1] == Edit("Edit", P + "f49.py") and len(edits) < 50
     assert not current_exchange(path).truncated
+
+
+def test_prompt_id_pins_the_exchange_to_this_turn(tx, tmp_path):
+    """Stop fires for turn B, but the transcript still ends with turn A (Claude Code
+    writes it asynchronously): A's edits must not be reported as B's."""
+    tx.exchange("edit things", P + "a.py")
+    path = tx.write(tmp_path / "t.jsonl")
+    written = current_exchange(path).prompt["promptId"]
+    assert find_edits(path, prompt_id=written) == [Edit("Edit", P + "a.py")]
+    assert find_edits(path, prompt_id="a-later-prompt") == []
+    assert find_edits(path) == [Edit("Edit", P + "a.py")]  # no id given: as before
+
+
+def test_prompt_without_prompt_id_is_taken_as_it_is(tx, tmp_path):
+    tx.user("old-style prompt").edit(P + "a.py")
+    path = tx.write(tmp_path / "t.jsonl")
+    assert find_edits(path, prompt_id="anything") == [Edit("Edit", P + "a.py")]

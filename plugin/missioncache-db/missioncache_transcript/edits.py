@@ -62,10 +62,25 @@ def edits_in(records: Iterable[Record]) -> List[Edit]:
     return found
 
 
-def find_edits(path: Optional[PathLike], *, max_bytes: int = DEFAULT_MAX_BYTES) -> List[Edit]:
+def find_edits(
+    path: Optional[PathLike],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    prompt_id: Optional[str] = None,
+) -> List[Edit]:
     """File edits (Write, Edit, MultiEdit, NotebookEdit) in the current exchange.
 
-    Empty when the transcript does not exist yet. To learn whether the byte budget cut the
-    search short, use ``edits_in(current_exchange(path).records)`` and its ``truncated``.
+    Empty when the transcript does not exist yet. ``prompt_id`` (Stop's stdin carries it)
+    pins the exchange to that prompt: Claude Code writes the transcript asynchronously,
+    and when the newest prompt in the file is another one, this turn is not written yet
+    and the edits found would be the previous turn's, so none are claimed. A prompt
+    record without ``promptId`` (older Claude Code) is taken as it is.
+    To learn whether the byte budget cut the search short, use
+    ``edits_in(current_exchange(path).records)`` and its ``truncated``.
     """
-    return edits_in(current_exchange(path, max_bytes=max_bytes).records)
+    exchange = current_exchange(path, max_bytes=max_bytes)
+    if prompt_id and exchange.prompt is not None:
+        written = exchange.prompt.get("promptId")
+        if isinstance(written, str) and written != prompt_id:
+            return []
+    return edits_in(exchange.records)
