@@ -181,3 +181,31 @@ def test_a_file_that_never_stops_changing_is_left_alone(tmp_path):
         update_file(path, transform)
     assert path.read_text(encoding="utf-8") == f"user save {count[0]}\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_read_caught_mid_save_is_not_written_back(tmp_path):
+    """An editor saving in place truncates the file, then writes it back; if it is paused
+    in between, an immediate re-read sees the same empty file. The update must wait for
+    the save instead of replacing the file with its own entry alone."""
+    import threading
+    import time
+
+    from missioncache_context import record_change, update_file
+
+    path = tmp_path / "ctx.md"
+    original = "# Demo - Context\n\n**Last Updated:** 2026-01-01 00:00\n\nprecious notes\n"
+    editor = open(path, "w", encoding="utf-8")  # noqa: SIM115 - truncated, held open
+    saved = threading.Event()
+
+    def finish_save():
+        time.sleep(0.02)
+        editor.write(original)
+        editor.close()
+        saved.set()
+
+    threading.Thread(target=finish_save).start()
+    update_file(path, lambda text: record_change(text, ["- entry"], when="2026-01-02 03:04"))
+    assert saved.wait(5)
+    text = path.read_text(encoding="utf-8")
+    assert "precious notes" in text
+    assert "- entry" in text

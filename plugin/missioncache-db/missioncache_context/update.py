@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections import namedtuple
 
 TYPE_CHECKING = False
@@ -64,6 +65,15 @@ def _decode(path: str, data: bytes) -> tuple[bytes, str]:
 
 
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
+SETTLE_SECONDS = 0.05  # how long an empty read waits before it is trusted
+
+
+def _maybe_mid_save(data: bytes) -> bool:
+    """Whether a read may have caught an editor between truncating the file and writing
+    it back. An empty read is the one that costs everything (the whole file replaced by
+    our entry), and two reads an instant apart cannot tell: a paused editor leaves both
+    empty. A context file that is really empty only pays the short wait."""
+    return not data.strip(_BOM + b" \t\r\n")
 
 
 class FileChangedError(OSError):
@@ -112,6 +122,10 @@ def update_file(
     with FileLock(target, timeout=timeout):
         for _attempt in range(RACE_ATTEMPTS):
             data = _read_bytes(target)
+            if _maybe_mid_save(data):
+                time.sleep(SETTLE_SECONDS)
+                if _read_bytes(target) != data:
+                    continue  # a save was in flight: read what it wrote
             bom, before = _decode(target, data)
             after = transform(before)
             if not isinstance(after, str):
@@ -120,9 +134,10 @@ def update_file(
                 return UpdateResult(target, False, before, after)
             mode = stat.S_IMODE(os.stat(target).st_mode)
             # Editors save without our lock, often by truncating and rewriting in place:
-            # a read can catch a half-saved file, and a save can land while we transform.
-            # Re-read just before the replace and start over if the bytes moved, so we
-            # never write back a torn read and lose only a save landing in microseconds.
+            # a read can catch a half-saved file (checked above), and a save can land
+            # while we transform. Re-read just before the replace and start over if the
+            # bytes moved, so only a save landing between that re-read and the replace
+            # can be lost.
             if atomic_write_bytes(
                 target,
                 bom + after.encode("utf-8"),
