@@ -148,7 +148,9 @@ class Home:
             else payloads.transcript_path(self.mc.claude_dir, self.repo, sid)
         )
         base = payloads.common(event, session_id=sid, transcript_path=transcript, cwd=self.repo)
-        prompt_id = payloads.new_id()
+        # Claude Code sends the id of the prompt being answered, which the transcript's
+        # last prompt record carries; Stop relies on the match (see find_edits).
+        prompt_id = current_prompt_id(transcript) or payloads.new_id()
         if event == "SessionStart":
             data = payloads.session_start(base, str(options.get("source", "startup")))
         elif event == "UserPromptSubmit":
@@ -224,3 +226,12 @@ class Home:
     def wait_children_gone(self, timeout: float = 10) -> float:
         """Seconds until no detached heartbeat child of this home is alive."""
         return wait_until(lambda: not heartbeat_children(self.mc.data_root), timeout, 0.005)
+
+
+def current_prompt_id(transcript: str) -> str | None:
+    """The ``promptId`` of the transcript's newest prompt, if the file has one."""
+    from missioncache_transcript import current_exchange
+
+    prompt = current_exchange(transcript).prompt
+    found = prompt.get("promptId") if prompt else None
+    return found if isinstance(found, str) else None
