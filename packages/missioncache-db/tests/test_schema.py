@@ -8,7 +8,7 @@ import time
 import pytest
 
 from missioncache_db import TaskDB
-from missioncache_db.schema import SCHEMA_VERSION, connect
+from missioncache_db.schema import SCHEMA_VERSION, _use_wal, connect
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 
@@ -132,9 +132,52 @@ def test_two_processes_creating_the_database_at_once(spawner):
         "with TaskDB(busy_timeout=10) as db:\n"
         "    print(db.conn.execute('PRAGMA user_version').fetchone()[0])\n"
     )
-    procs = [spawner(code, stdout=subprocess.PIPE) for _ in range(2)]
+    procs = [spawner(code, stdout=subprocess.PIPE) for _ in range(6)]
     outputs = [p.communicate(timeout=60)[0].strip() for p in procs]
-    assert outputs == [str(SCHEMA_VERSION)] * 2
+    assert outputs == [str(SCHEMA_VERSION)] * 6
+
+
+class LockedAtFirst:
+    """A connection whose journal-mode switch is refused ``refusals`` times, the way SQLite
+    refuses the loser of a creation race without calling its busy handler."""
+
+    def __init__(self, refusals):
+        self.refusals = refusals
+        self.switched = False
+
+    def execute(self, sql):
+        if sql == "PRAGMA journal_mode = WAL":
+            if self.refusals:
+                self.refusals -= 1
+                raise sqlite3.OperationalError("database is locked")
+            self.switched = True
+        return self
+
+    def fetchone(self):
+        return ("wal" if self.switched else "delete",)
+
+
+def test_wal_switch_refused_at_once_is_retried_within_the_busy_timeout():
+    conn = LockedAtFirst(refusals=3)
+    _use_wal(conn, busy_timeout=5)
+    assert conn.switched
+
+
+def test_wal_switch_still_locked_after_the_busy_timeout_raises():
+    conn = LockedAtFirst(refusals=10**6)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _use_wal(conn, busy_timeout=0.05)
+    assert not conn.switched
+    assert conn.refusals > 10**6 - 100  # gave up after a few tries, not a busy loop
+
+
+def test_wal_switch_does_not_retry_other_errors():
+    class Broken(LockedAtFirst):
+        def execute(self, sql):
+            raise sqlite3.OperationalError("disk I/O error")
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        _use_wal(Broken(0), busy_timeout=5)
 
 
 def test_connect_creates_parent_directory(tmp_path):

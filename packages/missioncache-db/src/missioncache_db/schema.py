@@ -185,14 +185,37 @@ def connect(path: StrPath, busy_timeout: float) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
     try:
         conn.execute("PRAGMA foreign_keys = ON")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn, busy_timeout)
         conn.execute("PRAGMA synchronous = NORMAL")
         migrate(conn)
     except BaseException:
         conn.close()
         raise
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Switch the file to WAL, retrying "database is locked" until ``busy_timeout`` runs out.
+
+    SQLite does not call its busy handler for every lock this switch needs: when two
+    processes create a new tasks.db at once, the loser of the race can get SQLITE_BUSY at
+    once (deadlock avoidance), whatever the timeout. CI caught it under load (1 run in
+    ~150 with 12 processes); the retry makes the timeout mean what it says.
+    """
+    import time
+
+    deadline = time.monotonic() + busy_timeout
+    delay = 0.005
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def migrate(conn: sqlite3.Connection) -> int:
