@@ -9,6 +9,7 @@ the plugin's bundled library running as a process, exactly as a user's machine w
 - ``built_plugin``: the plugin tree built by ``scripts/build_plugin.py`` (once per test session).
 - ``tracked_repo``: a project directory (no git) for a task to be tied to.
 - ``mc_task``: a task named ``demo-task`` tied to ``tracked_repo``, created through the plugin.
+- Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
 - hook tests (``hook_fixtures``): ``hook`` runs the script a package names with ``hook_script``;
   ``query``/``execute`` reach tasks.db directly; ``mc_cli`` runs the bundled command.
 """
@@ -39,6 +40,15 @@ from missioncache_harness.workspace import (
 )
 
 __all__ = ["McEnv", "McTask", "built_plugin", "mc_env", "mc_task", "tracked_repo"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        from missioncache_harness.hypothesis_profiles import register
+
+        register()
+    except ImportError:  # Hypothesis is a dev dependency; without it there is nothing to set
+        pass
 
 
 @pytest.fixture

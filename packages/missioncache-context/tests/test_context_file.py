@@ -115,6 +115,13 @@ def test_recent_changes_entries_in_file_order():
     assert newest_recent_change(SAMPLE) == "### 2026-11-29 13:47\n- did a thing"
 
 
+def test_a_fenced_dated_heading_stays_in_the_body_of_the_entry_above_it():
+    # Found by the property test: an unclosed fence under an entry swallows what follows.
+    text = "## Recent Changes\n### 2026-01-01 10:00\n```\n### 2100-05-05 05:05\n"
+    assert recent_changes(text) == ["### 2026-01-01 10:00\n```\n### 2100-05-05 05:05"]
+    assert newest_recent_change(text).startswith("### 2026-01-01 10:00")
+
+
 def test_newest_entry_is_the_latest_date_even_when_out_of_order():
     text = "## Recent Changes\n### 2026-01-01 10:00\na\n### 2026-02-01 10:00\nb\n### misc\nc\n"
     assert newest_recent_change(text) == "### 2026-02-01 10:00\nb"

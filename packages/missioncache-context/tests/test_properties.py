@@ -9,7 +9,7 @@ add.
 import re
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from missioncache_context import (
@@ -26,9 +26,6 @@ from missioncache_context.fences import fenced_lines
 
 WHEN = "2099-12-31 23:59"
 STAMP = "2100-01-01 00:00"
-SETTINGS = settings(
-    max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
-)
 
 SAFE = "abcdefgxyzABC 0123456789.,:;!?()-_/'\"=<>@%&[]{}|\té😀"
 HEADINGS = [
@@ -167,7 +164,6 @@ def expected_stamp(contents, fenced):
     return None
 
 
-@SETTINGS
 @given(markdown())
 def test_fences_match_ground_truth_and_hide_structure(doc):
     text, contents, fenced = doc
@@ -180,14 +176,16 @@ def test_fences_match_ground_truth_and_hide_structure(doc):
     else:
         assert value == stamp_line.split(":**", 1)[1].strip()
     assert "900" not in task_headings(text)
-    assert not any("2100-05-05" in entry for entry in recent_changes(text))
+    # A fenced "### 2100-05-05" line never starts an entry (it may sit in an entry's body,
+    # inside that entry's code block, which is where it belongs).
+    entry_headings = [entry.split("\n", 1)[0] for entry in recent_changes(text)]
+    assert not any("2100-05-05" in heading for heading in entry_headings)
     assert all(item.number != "77" for item in parse_items(text))
 
 
 BODIES = [["- marker QQ1"], ["- marker QQ1", "  more QQ2"], ["```", "code QQ3"], []]
 
 
-@SETTINGS
 @given(markdown(), st.sampled_from(BODIES))
 def test_adding_an_entry_and_stamp_adds_exactly_that(doc, body):
     text, contents, fenced = doc
@@ -224,7 +222,6 @@ def test_adding_an_entry_and_stamp_adds_exactly_that(doc, body):
     assert restored == added
 
 
-@SETTINGS
 @given(markdown(), st.sampled_from(["1", "2.1", "3", "3.1", "77", "one", "X"]))
 def test_mark_done_flips_one_unfenced_box_or_nothing(doc, selector):
     text, contents, fenced = doc

@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from missioncache_context import get_stamp, recent_changes, section, set_section
@@ -125,7 +125,6 @@ BODY_LINES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(LINES, max_size=12), st.lists(LINES, max_size=6), st.lists(BODY_LINES, max_size=4))
 def test_only_the_section_body_changes(before, after, body):
     head = "\n".join(before)

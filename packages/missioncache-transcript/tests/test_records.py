@@ -6,7 +6,7 @@ import json
 import os
 import tempfile
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from missioncache_transcript import iter_records_reversed, parse_record
@@ -53,7 +53,6 @@ def test_parse_record_survives_deep_nesting():
     assert parse_record(b'{"a":' * 200_000) is None
 
 
-@settings(max_examples=200, deadline=None)
 @given(
     items=st.lists(st.tuples(st.booleans(), RECORDS, NOISE), max_size=25),
     cut=st.integers(1, 10_000),

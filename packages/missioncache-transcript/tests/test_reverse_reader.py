@@ -6,7 +6,7 @@ import os
 import tempfile
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from missioncache_transcript.reverse_reader import ReverseLineReader, iter_lines_reversed
@@ -26,7 +26,6 @@ def _read_all(data: bytes, **kwargs) -> tuple[list[bytes], ReverseLineReader]:
         return list(reader), reader
 
 
-@settings(max_examples=300, deadline=None)
 @given(lines=LINES, trailing=st.booleans(), block_size=st.integers(1, 70))
 def test_yields_exactly_the_lines_reversed(lines, trailing, block_size):
     data = b"\n".join(lines) + (b"\n" if trailing else b"")
@@ -47,7 +46,6 @@ def _lines_within(data: bytes, max_bytes: int) -> list[bytes]:
     return found[::-1]
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     lines=LINES,
     trailing=st.booleans(),
