@@ -186,7 +186,8 @@ def test_a_file_that_never_stops_changing_is_left_alone(tmp_path):
 def test_a_read_caught_mid_save_is_not_written_back(tmp_path):
     """An editor saving in place truncates the file, then writes it back; if it is paused
     in between, an immediate re-read sees the same empty file. The update must wait for
-    the save instead of replacing the file with its own entry alone."""
+    the save instead of replacing the file with its own entry alone. The editor finishes
+    its save once the update holds the lock, so the update really starts mid-save."""
     import threading
     import time
 
@@ -198,7 +199,14 @@ def test_a_read_caught_mid_save_is_not_written_back(tmp_path):
     saved = threading.Event()
 
     def finish_save():
-        time.sleep(0.02)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the update has taken the lock
+            try:
+                with FileLock(path, timeout=0):
+                    pass
+            except LockTimeout:
+                break
+            time.sleep(0.001)
         editor.write(original)
         editor.close()
         saved.set()

@@ -65,15 +65,30 @@ def _decode(path: str, data: bytes) -> tuple[bytes, str]:
 
 
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
-SETTLE_SECONDS = 0.05  # how long an empty read waits before it is trusted
+SETTLE_SECONDS = 1.0  # how long an empty read stays empty before it is trusted
+SETTLE_STEP = 0.02  # how often it is re-read meanwhile
 
 
 def _maybe_mid_save(data: bytes) -> bool:
     """Whether a read may have caught an editor between truncating the file and writing
     it back. An empty read is the one that costs everything (the whole file replaced by
     our entry), and two reads an instant apart cannot tell: a paused editor leaves both
-    empty. A context file that is really empty only pays the short wait."""
+    empty. A context file that is really empty pays the whole settle wait."""
     return not data.strip(_BOM + b" \t\r\n")
+
+
+def _save_landed(path: str, data: bytes) -> bool:
+    """Re-read an empty read until it changes (a save landed) or has stayed the same for
+    SETTLE_SECONDS. WHY that long: under load an editor's pause between truncating and
+    writing reached 0.4 s (measured with a busy 2-core machine); the 50 ms once used
+    here let PreCompact replace the whole file with its entry in the reliability suite."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        time.sleep(SETTLE_STEP)
+        if _read_bytes(path) != data:
+            return True
+        if time.monotonic() >= deadline:
+            return False
 
 
 class FileChangedError(OSError):
@@ -122,10 +137,8 @@ def update_file(
     with FileLock(target, timeout=timeout):
         for _attempt in range(RACE_ATTEMPTS):
             data = _read_bytes(target)
-            if _maybe_mid_save(data):
-                time.sleep(SETTLE_SECONDS)
-                if _read_bytes(target) != data:
-                    continue  # a save was in flight: read what it wrote
+            if _maybe_mid_save(data) and _save_landed(target, data):
+                continue  # a save was in flight: read what it wrote
             bom, before = _decode(target, data)
             after = transform(before)
             if not isinstance(after, str):
