@@ -33,6 +33,8 @@ from reliability_kit import (
     wait_for,
 )
 
+from missioncache_harness.children import processes_running, wait_heartbeat_children
+
 
 def checkpoint(db) -> bytes:
     conn = sqlite3.connect(db)
@@ -80,7 +82,7 @@ def test_corrupt_database(which, scene, strict_plugin, built_plugin):
     context_before = scene.context.read_text(encoding="utf-8")
     env = dict(scene.env.env, TERM_SESSION_ID="tab-corrupt")
     assert_survived(fire_all(scene, strict_plugin, "while corrupt", env=env))
-    time.sleep(0.5)  # let a detached heartbeat child finish its attempt
+    assert wait_heartbeat_children(scene.env.data_root)  # its attempt is over
     assert db.read_bytes() == garbage  # never "repaired" away: the user may want it back
     assert context_grew_only_by_entries(context_before, scene.context.read_text("utf-8")) is None
     if which == "hooks-state.db":  # the statusline's plain-text map does not need SQLite
@@ -112,11 +114,13 @@ def test_databases_locked_for_ten_seconds(scene, strict_plugin, built_plugin):
     before = heartbeats(scene)
     context_before = scene.context.read_text(encoding="utf-8")
     env = dict(scene.env.env, TERM_SESSION_ID="tab-locked")
+    # Before the holders start, so no later than the lock is taken: timed from after both
+    # had started, a second holder slow to start under load (>0.5 s) failed the check.
+    started = time.monotonic()
     holders = [
         hold_exclusive(scene.env.data_root / "tasks.db", 10),
         hold_exclusive(scene.env.claude_dir / "hooks-state.db", 10),
     ]
-    started = time.monotonic()
     try:
         ups = fire_event(strict_plugin, scene, "UserPromptSubmit", env=env, prompt="locked")
         assert ups.problems() == []
@@ -176,7 +180,7 @@ def test_read_only_directories(scene, strict_plugin, built_plugin):
     with read_only(scene.env.data_root, scene.env.claude_dir):
         env = dict(scene.env.env, TERM_SESSION_ID="tab-ro")
         assert_survived(fire_all(scene, strict_plugin, "read only", env=env))
-        time.sleep(0.5)
+        assert wait_heartbeat_children(scene.env.data_root)
         assert scene.context.read_bytes() == context_before
     assert heartbeats(scene) >= before  # nothing existing was lost
     assert_works(scene, strict_plugin, "writable again")
@@ -218,7 +222,7 @@ def test_full_disk(tiny_fs, strict_plugin, built_plugin):
     fill(filler)
     env = dict(scene.env.env, TERM_SESSION_ID="tab-full")
     assert_survived(fire_all(scene, strict_plugin, "disk full", env=env))
-    time.sleep(0.5)
+    assert wait_heartbeat_children(scene.env.data_root)
     text = scene.context.read_text(encoding="utf-8")
     assert context_grew_only_by_entries(context_before, text) is None  # whole, never torn
     filler.unlink()  # the fault is gone
@@ -307,7 +311,9 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, built_plugin, t
             target=lambda: result.update(fired=fire_event(plugin, scene, "PreCompact", env=env))
         )
         worker.start()
-        time.sleep(1.0)
+        # The hook is running (and waiting for the lock) before its plugin disappears.
+        assert wait_for(lambda: processes_running(str(copy / "hooks").encode()), timeout=30)
+        time.sleep(0.5)  # well into its run: past the imports, into the lock wait
         shutil.rmtree(copy)
         time.sleep(0.5)
     worker.join(timeout=60)
