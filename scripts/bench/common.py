@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.files import context_text, tasks_text, write_transcript
-from bench.procs import children_cpu, heartbeat_children, wait_until
+from bench.procs import children_cpu, wait_until
 from missioncache_harness import payloads
+from missioncache_harness.children import heartbeat_children
 from missioncache_harness.fixtures import make_env
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,11 +1,10 @@
-"""Watching processes: CPU time of our children, the detached heartbeat children."""
+"""Watching processes: CPU time of our children (the detached heartbeat children are
+found by ``missioncache_harness.children``)."""
 
 from __future__ import annotations
 
 import math
-import os
 import time
-from pathlib import Path
 
 
 def children_cpu() -> float:
@@ -13,26 +12,6 @@ def children_cpu() -> float:
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
-
-
-def heartbeat_children(data_root: Path) -> list[int]:
-    """Pids of detached ``heartbeat-auto`` children working on ``data_root`` (Linux /proc;
-    elsewhere none are seen). Other helpers' processes on this machine are not ours."""
-    mark = f"MISSIONCACHE_ROOT={data_root}".encode()
-    found = []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                if b"heartbeat-auto" not in handle.read():
-                    continue
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                if mark in handle.read().split(b"\0"):
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
 
 
 def wait_until(predicate, timeout: float, poll: float = 0.002) -> float:

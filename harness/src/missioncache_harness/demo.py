@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from missioncache_harness.children import wait_heartbeat_children
 from missioncache_harness.locate import repo_root
 from missioncache_harness.routing import EventResult
 from missioncache_harness.session import Session
@@ -69,6 +70,7 @@ def play(tmp: Path, plugin: Path | None = None) -> int:
     _step("You quit (SessionEnd)")
     _show_event(session.end(), quiet=False)
     _step("Time recorded")
+    wait_heartbeat_children(env.data_root)  # the last prompt's heartbeat may still be landing
     _time(env, plugin, project)
     return 0
 

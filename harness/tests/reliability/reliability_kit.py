@@ -23,6 +23,7 @@ import time as _time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from missioncache_harness.children import wait_heartbeat_children
 from missioncache_harness.events import effective_timeout
 from missioncache_harness.plugin import Plugin
 from missioncache_harness.routing import Routed, route
@@ -242,6 +243,8 @@ def make_scene(root: Path, plugin: Plugin, built: Path) -> Scene:
     session = Session(plugin, repo, env=env.env, session_id=SESSION_ID)
     session.start()
     session.prompt("fix the parser", reply=[Text("On it."), Write("parser.py", "x = 1\n")])
+    # The prompt's heartbeat child must be done before a test corrupts or locks what it uses.
+    assert wait_heartbeat_children(env.data_root)
     return Scene(
         root=root,
         env=env,
