@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import missioncache_context
+from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
 
 
 def test_every_export_resolves():
@@ -33,7 +34,7 @@ def test_importing_the_package_loads_no_submodule():
     assert out.stdout.strip() == "['missioncache_context']"
 
 
-HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "dataclasses")
+HEAVY = HEAVY_ON_HOOK_PATH
 PACKAGES = Path(__file__).resolve().parents[2]
 
 
@@ -48,7 +49,7 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
     tasks = tmp_path / "demo-tasks.md"
     tasks.write_text("# Demo\n\n## Tasks\n\n- [x] 1. one\n- [ ] 2. two\n")
     code = (
-        "import json, os, re, sqlite3, sys\n"
+        "import os, sys\n"
         "baseline = set(sys.modules)\n"
         "from missioncache_context import (digest, divergent_tasks, format_when, read_file,\n"
         "    record_change, update_file)\n"
