@@ -30,12 +30,12 @@ UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
 
 
 def reminder(task_name: str, tasks_file: str, numbers: list) -> str:
-    import json
+    from missioncache_state.json_codec import dumps
 
     listed = ", ".join(numbers)
     call = (
-        f"{UPDATE_TOOL}(tasks_file={json.dumps(tasks_file, ensure_ascii=False)}, "
-        f"completed_tasks={json.dumps(numbers, ensure_ascii=False)})"
+        f"{UPDATE_TOOL}(tasks_file={dumps(tasks_file, ensure_ascii=False)}, "
+        f"completed_tasks={dumps(numbers, ensure_ascii=False)})"
     )
     return "\n".join(
         [

@@ -10,6 +10,7 @@ import pytest
 
 from missioncache_db import TaskDB, read_session_binding
 from missioncache_db.cli import main
+from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
 
 
 def ok(done):
@@ -248,7 +249,7 @@ def test_heartbeat_auto_entry_skips_the_argparse_command_line(python, cli, workd
         assert task.name == "demo"
 
 
-HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "argparse", "dataclasses")
+HEAVY = HEAVY_ON_HOOK_PATH
 
 
 def test_hook_path_imports_nothing_heavy(python, cli, workdir):
@@ -256,7 +257,7 @@ def test_hook_path_imports_nothing_heavy(python, cli, workdir):
     each is milliseconds of a ~12 ms interpreter start, on every prompt."""
     ok(cli("create-task", "demo", "--repo", str(workdir)))
     code = (
-        "import json, os, re, signal, sqlite3, sys\n"
+        "import os, signal, sqlite3, sys\n"
         "baseline = set(sys.modules)\n"
         "from missioncache_db import TaskDB, format_duration, heartbeat_auto, spool\n"
         "from missioncache_db import write_session_binding\n"

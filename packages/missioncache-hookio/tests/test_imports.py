@@ -8,11 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
+
 PACKAGES = Path(__file__).resolve().parents[2]
-HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "subprocess", "dataclasses")
+HEAVY = HEAVY_ON_HOOK_PATH
 
 CODE = r"""
-import json, os, re, sys
+import os, sys
 baseline = set(sys.modules)
 from missioncache_hookio.output import emit_json, hook_json
 from missioncache_hookio.payload import identity, read_payload, text_field, well_typed

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
 from missioncache_state import bindings, locations, lock, paths, statefile, terminal
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-HEAVY = ("pathlib", "typing", "tempfile", "contextlib", "shutil", "subprocess", "dataclasses")
+HEAVY = HEAVY_ON_HOOK_PATH
 
 HOOK_PATH = r"""
-import json, os, re, sqlite3, sys
+import os, sqlite3, sys
 baseline = set(sys.modules)  # what the interpreter and the stdlib we need load anyway
 from missioncache_state import atomic, bindings, hooks_state_db, ids, locations, lock
 from missioncache_state import rules, statefile, terminal

@@ -6,25 +6,31 @@ stamps inside fenced code are text. Section names match case-insensitively; a ``
 ends at the next ``#``/``##`` heading outside fences.
 
 Editors return the whole new text; each is a single splice of the old one (see document.py).
+
+Stamps and titles are read by hand, not with ``re``: importing ``re`` costs every hook
+milliseconds. "Any case" means what ``re.IGNORECASE`` meant before: ASCII case, plus the
+four non-ASCII letters Unicode simple case folding maps onto ASCII ones (``_FOLDS``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from .document import Doc, parse_heading, split_input_lines
 from .fences import scan_fences
-from .numbers import NUMBER, normalize_number
+from .numbers import ASCII_LETTERS, normalize_number, number_ends
 
 STAMP_MARKER = "**Last Updated:**"
 RECENT_CHANGES = "Recent Changes"
 NEXT_STEPS = "Next Steps"
 
-_STAMP = re.compile(r"(\*\*Last Updated:\*\*)([ \t]*)(.*?)[ \t]*\Z", re.IGNORECASE | re.DOTALL)
-_TASK_TITLE_PATTERN = r"task[ \t]+(" + NUMBER + r")\.?(?![0-9A-Za-z])"
-_task_title: re.Pattern[str] | None = None  # compiled on first use: see _task_title_re
-_DATE_TITLE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?")
+# Characters equal to an ASCII letter ignoring case: the letter in both cases, plus the
+# non-ASCII letters whose simple case folding is that letter (the long s, the Kelvin sign,
+# the dotless i and the dotted capital I).
+_FOLDS = {"i": "iI\u0131\u0130", "k": "kK\u212a", "s": "sS\u017f"}
+# Letters a task number in a heading may carry, any case (see _same_char).
+_CASELESS_LETTERS = ASCII_LETTERS + "\u0131\u0130\u212a\u017f"
+_AFTER_TITLE_NUMBER = "0123456789" + _CASELESS_LETTERS  # may not follow a heading's number
 
 
 def format_when(when: object = None) -> str:
@@ -48,19 +54,39 @@ def format_when(when: object = None) -> str:
 # -- the stamp ---------------------------------------------------------------------------
 
 
-def _stamp_line(doc: Doc) -> tuple[int, re.Match[str]] | None:
+def _same_char(char: str, pattern: str) -> bool:
+    """True when ``char`` equals ``pattern`` (one character) ignoring case."""
+    lower = pattern.lower()
+    return char in _FOLDS.get(lower, lower + lower.upper())
+
+
+def _starts_caseless(text: str, prefix: str) -> bool:
+    return len(text) >= len(prefix) and all(map(_same_char, text, prefix))
+
+
+def _parse_stamp(content: str) -> tuple[str, str] | None:
+    """(spacing, value) of a stamp line: the marker in any case at the very start, the
+    spaces/tabs after it, and the rest without its trailing spaces/tabs; None otherwise."""
+    if content[:2] != "**" or not _starts_caseless(content, STAMP_MARKER):  # "**": quick no
+        return None
+    rest = content[len(STAMP_MARKER) :]
+    value = rest.lstrip(" \t")
+    return rest[: len(rest) - len(value)], value.rstrip(" \t")
+
+
+def _stamp_line(doc: Doc) -> tuple[int, tuple[str, str]] | None:
     for index, content in enumerate(doc.contents):
         if not doc.fenced(index):
-            match = _STAMP.match(content)
-            if match is not None:
-                return index, match
+            parsed = _parse_stamp(content)
+            if parsed is not None:
+                return index, parsed
     return None
 
 
 def get_stamp(text: str) -> str | None:
     """The value of the first ``**Last Updated:**`` line outside fences (None if absent)."""
     found = _stamp_line(Doc(text))
-    return None if found is None else found[1].group(3)
+    return None if found is None else found[1][1]
 
 
 def set_stamp(text: str, when: object = None) -> str:
@@ -73,10 +99,10 @@ def set_stamp(text: str, when: object = None) -> str:
     doc = Doc(text)
     found = _stamp_line(doc)
     if found is not None:
-        index, match = found
-        start = doc.starts[index]
-        spacing = match.group(2) or " "
-        return doc.splice(start + match.end(1), start + match.end(3), spacing + value)
+        index, (spacing, old) = found
+        start = doc.starts[index] + len(STAMP_MARKER)
+        end = start + len(spacing) + len(old)
+        return doc.splice(start, end, (spacing or " ") + value)
     stamp = f"{STAMP_MARKER} {value}"
     for index, level, _title in doc.headings():
         if level == 1:
@@ -141,10 +167,35 @@ def newest_recent_change(text: str) -> str | None:
         return doc.text_of(span[0] + 1, span[1]) or None
     best, best_date = spans[0], ""
     for start, end in spans:
-        match = _DATE_TITLE.match(doc.heading(start)[1])  # type: ignore[index]
-        if match is not None and match.group(0) > best_date:
-            best, best_date = (start, end), match.group(0)
+        date = _date_prefix(doc.heading(start)[1])  # type: ignore[index]
+        if date is not None and date > best_date:
+            best, best_date = (start, end), date
     return doc.text_of(*best)
+
+
+def _date_prefix(title: str) -> str | None:
+    """The ``YYYY-MM-DD`` or ``YYYY-MM-DD HH:MM`` (or ``T`` between) that starts ``title``;
+    the digits are any decimal digits (``str.isdecimal``), as the entry grammar always was."""
+    if not (
+        _decimals(title, 0, 4)
+        and title[4:5] == "-"
+        and _decimals(title, 5, 2)
+        and title[7:8] == "-"
+        and _decimals(title, 8, 2)
+    ):
+        return None
+    if (
+        title[10:11] in (" ", "T")
+        and _decimals(title, 11, 2)
+        and title[13:14] == ":"
+        and _decimals(title, 14, 2)
+    ):
+        return title[:16]
+    return title[:10]
+
+
+def _decimals(text: str, start: int, count: int) -> bool:
+    return len(text) >= start + count and text[start : start + count].isdecimal()
 
 
 def add_recent_change(text: str, body: str | Sequence[str], *, when: object = None) -> str:
@@ -254,14 +305,31 @@ def _replace_lines(doc: Doc, heading: int, end: int, new: list[str]) -> str:
 # -- task headings -------------------------------------------------------------------------
 
 
-def _task_title_re() -> re.Pattern[str]:
-    """The ``Task N`` heading pattern, compiled on first use: case-insensitive letter
-    classes make it the slowest pattern here to compile (~0.4 ms), and only the
-    task-tracking hook needs it, not every hook that edits a context file."""
-    global _task_title
-    if _task_title is None:
-        _task_title = re.compile(_TASK_TITLE_PATTERN, re.IGNORECASE)
-    return _task_title
+def _task_title_number(title: str) -> str | None:
+    """The raw number of a ``Task N`` title (``"task 5: x"`` -> ``"5"``), or None.
+
+    "task" in any case, spaces/tabs, a number, an optional dot; the number may not run on
+    into an ASCII digit or a letter. When the longest number does, it is shortened the way
+    the old regex backtracked: first inside its last segment, which only helps where a
+    non-ASCII digit follows the cut (``task ٣٣a5`` -> ``٣``), then by the whole last segment
+    (``Task 1.2b7`` -> ``1``).
+    """
+    if not _starts_caseless(title, "task"):
+        return None
+    start = 4
+    while title[start : start + 1] in (" ", "\t"):
+        start += 1
+    ends = number_ends(title, start, _CASELESS_LETTERS) if start > 4 else []
+    if not ends:
+        return None
+    end = ends[-1]
+    if end == len(title) or title[end] not in _AFTER_TITLE_NUMBER:
+        return title[start:end]
+    segment_start = ends[-2] + 1 if len(ends) > 1 else start
+    for cut in range(end - 1, segment_start, -1):  # keeps at least one digit of the segment
+        if title[cut] not in _AFTER_TITLE_NUMBER:
+            return title[start:cut]
+    return title[start : ends[-2]] if len(ends) > 1 else None
 
 
 def task_headings(text: str) -> list[str]:
@@ -271,10 +339,10 @@ def task_headings(text: str) -> list[str]:
     for _index, level, title in Doc(text).headings():
         if level != 3:
             continue
-        match = _task_title_re().match(title)
-        if match is None:
+        raw = _task_title_number(title)
+        if raw is None:
             continue
-        number = normalize_number(match.group(1))
+        number = normalize_number(raw)
         if number is not None and number not in numbers:
             numbers.append(number)
     return numbers

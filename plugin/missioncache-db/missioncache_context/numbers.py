@@ -2,23 +2,47 @@
 
 Numbers are compared as normalised strings, never as floats: ``3`` and ``3.1`` are different
 tasks, and ``3.10`` is not ``3.1``.
+
+The grammar is read by hand rather than with ``re``: importing ``re`` (with ``enum`` and
+``functools``) costs every hook milliseconds. A number is one or more segments joined by
+dots; a segment is decimal digits (``str.isdecimal``, as regex ``\\d``) plus an optional
+single letter.
 """
 
 from __future__ import annotations
 
-import re
+ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-# One segment is digits plus an optional single letter; segments are joined by dots.
-NUMBER = r"\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*"
-_WHOLE = re.compile(r"[ \t]*(" + NUMBER + r")\.?[ \t]*\Z")
-_SEGMENT = re.compile(r"(\d+)([A-Za-z]?)\Z")
+
+def number_ends(text: str, start: int, letters: str = ASCII_LETTERS) -> list[int]:
+    """End offsets of the segments of the longest number at ``text[start:]`` ([] if none).
+
+    The number is ``text[start:ends[-1]]``; shorter valid numbers end at earlier entries
+    (callers that need a number followed by something particular step back through them).
+    ``letters`` are the characters allowed as a segment's suffix.
+    """
+    ends: list[int] = []
+    pos = start
+    while True:
+        end = pos
+        while end < len(text) and text[end].isdecimal():
+            end += 1
+        if end == pos:
+            return ends
+        if end < len(text) and text[end] in letters:
+            end += 1
+        ends.append(end)
+        if text[end : end + 1] != ".":
+            return ends
+        pos = end + 1
 
 
 def normalize_number(value: object) -> str | None:
     """The canonical form of a task number (``"054A."`` -> ``"54a"``), or None if not one.
 
     Accepts an int (not a bool) or a string; leading zeros and one trailing dot are dropped
-    and the letter suffix is lower-cased, so ``Task 54A`` and ``- [ ] 54a.`` agree.
+    and the letter suffix is lower-cased, so ``Task 54A`` and ``- [ ] 54a.`` agree. Spaces
+    and tabs around the number are allowed.
     """
     if isinstance(value, bool):
         return None
@@ -26,16 +50,20 @@ def normalize_number(value: object) -> str | None:
         return str(value) if value >= 0 else None
     if not isinstance(value, str):
         return None
-    match = _WHOLE.match(value)
-    if match is None:
+    number = value.strip(" \t")
+    if number.endswith("."):
+        number = number[:-1]
+    ends = number_ends(number, 0)
+    if not ends or ends[-1] != len(number):
         return None
-    return ".".join(_segment(part) for part in match.group(1).split("."))
+    return ".".join(_segment(part) for part in number.split("."))
 
 
 def _segment(part: str) -> str:
-    match = _SEGMENT.match(part)
-    assert match is not None  # guaranteed by NUMBER
-    return str(int(match.group(1))) + match.group(2).lower()
+    """``"054A"`` -> ``"54a"`` for one segment already known to be valid."""
+    if part[-1] in ASCII_LETTERS:
+        return str(int(part[:-1])) + part[-1].lower()
+    return str(int(part))
 
 
 def top_level_integer(number: str) -> int | None:

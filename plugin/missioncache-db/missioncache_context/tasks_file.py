@@ -3,23 +3,20 @@
 Items are ``- [ ] N. text`` / ``- [x] N. text`` (``X`` too; ``*``/``+`` bullets; any indent
 for sub-items such as ``  - [ ] 1.2. text``). Items inside fenced code are text. Checking an
 item changes exactly one character; appending inserts whole lines and nothing else.
+
+Lines are read by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
 """
 
 from __future__ import annotations
 
-import re
 from collections import namedtuple
 from collections.abc import Iterable
 
 from .document import Doc
-from .numbers import NUMBER, normalize_number, top_level_integer
+from .numbers import normalize_number, number_ends, top_level_integer
 
-_ITEM = re.compile(
-    r"(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+\[(?P<mark>[ xX])\](?=[ \t]|\Z)[ \t]*"
-    r"(?:(?P<number>" + NUMBER + r")\.(?=[ \t]|\Z)[ \t]*)?(?P<text>.*?)[ \t]*\Z",
-    re.DOTALL,
-)
-_LIST_START = re.compile(r"(?:[-*+]|\d+[.)])(?:[ \t]|\Z)")
+_BULLETS = ("-", "*", "+")
+_BOXES = ("[ ]", "[x]", "[X]")
 
 
 class TaskItem(namedtuple("TaskItem", "number text done line")):
@@ -43,23 +40,63 @@ class AppendResult(namedtuple("AppendResult", "text numbers")):
     __slots__ = ()
 
 
+def _blank_or_end(text: str, pos: int) -> bool:
+    return text[pos : pos + 1] in ("", " ", "\t")
+
+
+def _parse_item(content: str) -> tuple[str, str, int, str | None, str] | None:
+    """(indent, bullet, offset of the check mark, raw number or None, text) of one line.
+
+    The line is: spaces/tabs, a bullet, spaces/tabs, ``[ ]``/``[x]``/``[X]``, then a space,
+    a tab or the end; then maybe a number with a dot (the dot followed by a space, a tab or
+    the end); the text is the rest without its surrounding spaces/tabs.
+    """
+    rest = content.lstrip(" \t")
+    bullet = rest[:1]
+    if bullet not in _BULLETS:
+        return None
+    box = rest[1:].lstrip(" \t")
+    if len(box) == len(rest) - 1 or box[:3] not in _BOXES or not _blank_or_end(box, 3):
+        return None
+    mark = len(content) - len(box) + 1
+    text = box[3:].lstrip(" \t")
+    number = None
+    ends = number_ends(text, 0)
+    if ends and text[ends[-1] : ends[-1] + 1] == "." and _blank_or_end(text, ends[-1] + 1):
+        number = text[: ends[-1]]
+        text = text[ends[-1] + 1 :].lstrip(" \t")
+    indent = content[: len(content) - len(rest)]
+    return indent, bullet, mark, number, text.rstrip(" \t")
+
+
+def _starts_list(content: str) -> bool:
+    """True when ``content`` starts a list item: a bullet, or digits and ``.``/``)``,
+    followed by a space, a tab or the end of the line."""
+    if content[:1] in _BULLETS:
+        return _blank_or_end(content, 1)
+    end = 0
+    while content[end : end + 1].isdecimal():
+        end += 1
+    return end > 0 and content[end : end + 1] in (".", ")") and _blank_or_end(content, end + 1)
+
+
 def _scan(doc: Doc) -> list[tuple[TaskItem, int, str, str]]:
     """(item, offset of its check mark, indent, bullet) for each item outside fences."""
     found = []
     for index, content in enumerate(doc.contents):
         if doc.fenced(index):
             continue
-        match = _ITEM.match(content)
-        if match is None:
+        parsed = _parse_item(content)
+        if parsed is None:
             continue
-        number = match.group("number")
+        indent, bullet, mark, number, text = parsed
         item = TaskItem(
             normalize_number(number) if number else None,
-            match.group("text"),
-            match.group("mark") != " ",
+            text,
+            content[mark] != " ",
             index,
         )
-        found.append((item, doc.starts[index] + match.start("mark"), *match.group(1, 2)))
+        found.append((item, doc.starts[index] + mark, indent, bullet))
     return found
 
 
@@ -146,7 +183,7 @@ def _item_end(doc: Doc, line: int) -> int:
         at_margin = content[:1] not in (" ", "\t")
         if doc.blank(index) or doc.heading(index) is not None:
             break
-        if at_margin and (doc.fenced(index) or _LIST_START.match(content)):
+        if at_margin and (doc.fenced(index) or _starts_list(content)):
             break
         index += 1
     return index

@@ -8,7 +8,6 @@ the next writer that gets the lock ingests it.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sqlite3
@@ -18,6 +17,7 @@ from missioncache_db.schema import is_busy, write_transaction
 from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text, to_epoch
 from missioncache_state.ids import session_id_or_none
+from missioncache_state.json_codec import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
@@ -60,7 +60,7 @@ def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
             r["timestamp"],
             r["epoch"],
             r["session_id"],
-            None if r["context"] is None else json.dumps(r["context"], sort_keys=True),
+            None if r["context"] is None else dumps(r["context"], sort_keys=True),
             r["task_id"],
         )
         for r in records

@@ -16,7 +16,6 @@ and a heartbeat is counted in exactly one session. All of it happens under
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 
@@ -24,6 +23,7 @@ from missioncache_db import spool
 from missioncache_db.heartbeats import ingest_spool
 from missioncache_db.schema import DEFAULT_CONFIG, write_transaction
 from missioncache_db.timefmt import local_midnight_epoch
+from missioncache_state.json_codec import loads
 
 PERIODS = ("all", "today", "week")
 _FLUSH = 500
@@ -40,7 +40,7 @@ def read_config(conn: sqlite3.Connection) -> tuple[float, int]:
     for key, default in DEFAULT_CONFIG.items():
         row = conn.execute("SELECT value FROM config WHERE key = ?", (key,)).fetchone()
         try:
-            value = json.loads(row[0]) if row else json.loads(default)
+            value = loads(row[0]) if row else loads(default)
             values[key] = max(0, int(value))
         except (TypeError, ValueError):
             values[key] = int(default)

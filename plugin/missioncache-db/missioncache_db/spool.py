@@ -20,9 +20,9 @@ line (with a unique ``uid``) to a spool file instead. Design, and why it is cras
 
 from __future__ import annotations
 
-import json
 import os
 
+from missioncache_state.json_codec import dumps, loads
 from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 
 TYPE_CHECKING = False
@@ -58,7 +58,7 @@ def _own_file(directory: StrPath) -> str:
 
 def append(directory: StrPath, record: dict[str, Any]) -> str:
     """Append ``record`` as one line to this process's spool file; returns the file."""
-    line = (json.dumps(record, separators=(",", ":"), sort_keys=True) + "\n").encode()
+    line = (dumps(record, separators=(",", ":"), sort_keys=True) + "\n").encode()
     path = _own_file(directory)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
@@ -118,7 +118,7 @@ def read_records(path: StrPath) -> Iterator[dict[str, Any]]:
             if len(raw) > MAX_LINE or not raw.endswith(b"\n"):
                 continue
             try:
-                record = json.loads(raw.decode("utf-8"))
+                record = loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError):
                 continue
             if isinstance(record, dict):

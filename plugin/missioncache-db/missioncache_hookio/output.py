@@ -27,9 +27,9 @@ def emit(text: str) -> None:
 
 
 def emit_json(obj: dict[str, Any]) -> None:
-    import json
+    from missioncache_state.json_codec import dumps
 
-    emit(json.dumps(obj, ensure_ascii=False))
+    emit(dumps(obj, ensure_ascii=False))
 
 
 def hook_json(

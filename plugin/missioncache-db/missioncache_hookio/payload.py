@@ -29,7 +29,7 @@ class Identity(namedtuple("Identity", "session_id cwd transcript_path")):
 
 def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
     """The stdin payload as a dict, or None when it is not a JSON object."""
-    import json
+    from missioncache_state.json_codec import loads
 
     source = stream if stream is not None else sys.stdin.buffer
     try:
@@ -39,7 +39,7 @@ def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
     if not raw or len(raw) > MAX_PAYLOAD_BYTES:
         return None
     try:
-        value = json.loads(raw.decode("utf-8", errors="replace"))
+        value = loads(raw.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         return None
     return value if isinstance(value, dict) else None

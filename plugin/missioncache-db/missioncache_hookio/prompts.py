@@ -2,21 +2,21 @@
 
 Conservative on purpose: a missed heartbeat costs a little time on the clock, while a
 heartbeat for every "y" or slash command inflates it.
+
+Checked by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
 """
 
 from __future__ import annotations
-
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
     from typing import Any
 
-SKIP_PATTERNS = (
-    re.compile(r"^/\w+"),  # slash commands
-    re.compile(r"^!\w+"),  # shell commands
-    re.compile(r"^(exit|clear|help|y|yes|n|no)$", re.IGNORECASE),  # one-word control prompts
-)
+CONTROL_WORDS = ("exit", "clear", "help", "y", "yes", "n", "no")
+# Characters equal to an ASCII letter ignoring case, as re.IGNORECASE has always matched
+# them here: both cases, plus the non-ASCII letters whose simple case folding is the letter
+# (dotless i, dotted capital I, long s; the Kelvin sign folds to a "k" no word has).
+_FOLDS = {"i": "iI\u0131\u0130", "s": "sS\u017f"}
 
 
 def flatten_prompt(raw: Any) -> str | None:
@@ -42,7 +42,28 @@ def should_skip(prompt: str) -> bool:
     text = prompt.strip()
     if not text:
         return True
-    return any(pattern.match(text) for pattern in SKIP_PATTERNS)
+    return _is_command(text) or _is_control_word(text)
+
+
+def _is_command(text: str) -> bool:
+    """``/name`` or ``!name``: the sign then a word character (a letter, digit or ``_`` in
+    any script, as regex ``\\w``)."""
+    second = text[1:2]
+    return text[:1] in ("/", "!") and (second.isalnum() or second == "_")
+
+
+def _is_control_word(text: str) -> bool:
+    """One of CONTROL_WORDS in any case, alone (a single final newline allowed, as the
+    regex ``$`` allowed it)."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    return any(
+        len(text) == len(word) and all(map(_same_letter, text, word)) for word in CONTROL_WORDS
+    )
+
+
+def _same_letter(char: str, letter: str) -> bool:
+    return char in _FOLDS.get(letter, letter + letter.upper())
 
 
 def counted_prompt(payload: dict[str, Any]) -> str | None:

@@ -8,8 +8,9 @@ written through.
 
 from __future__ import annotations
 
-import json
 import os
+
+from missioncache_state import json_codec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
@@ -86,7 +87,7 @@ def atomic_write_text(
 
 
 def write_json_atomic(path: StrPath, obj: Any, *, durable: bool = True) -> None:
-    data = (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    data = (json_codec.dumps(obj, indent=2, sort_keys=True) + "\n").encode("utf-8")
     atomic_write_bytes(path, data, durable=durable)
 
 
@@ -101,7 +102,7 @@ def read_json_object(path: StrPath) -> dict[str, Any] | None:
     if len(raw) > 1_048_576:
         return None
     try:
-        value = json.loads(raw.decode("utf-8"))
+        value = json_codec.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
     return value if isinstance(value, dict) else None

@@ -25,11 +25,11 @@ The rules, for Claude Code 2.1.x (data model section 9, contract section 7):
   text is rendered as ``/x args`` and ``! cmd``.
 - Agent ``<task-notification>`` turns are prompts: Claude Code fires UserPromptSubmit and
   a second Stop for them, so each is an exchange of its own.
+
+Tags are found with ``str.find``, not ``re``: importing ``re`` costs every hook milliseconds.
 """
 
 from __future__ import annotations
-
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
@@ -46,9 +46,6 @@ _OUTPUT_PREFIXES = (
     "<bash-stderr>",
     "[Request interrupted by user",
 )
-_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
 
 
 def role_of(record: Record) -> Optional[str]:
@@ -120,13 +117,25 @@ def is_prompt(record: Record) -> bool:
 def prompt_text(record: Record) -> str:
     """What the user typed, readable: command wrappers rendered, images noted."""
     text = "\n".join(text_parts(record)).strip()
-    name = _COMMAND_NAME.search(text)
-    if name:
-        args = _COMMAND_ARGS.search(text)
-        return f"{name.group(1).strip()} {args.group(1).strip() if args else ''}".strip()
-    bash = _BASH_INPUT.search(text)
-    if bash:
-        return f"! {bash.group(1).strip()}"
+    name = _tag_text(text, "command-name")
+    if name is not None:
+        args = _tag_text(text, "command-args")
+        return f"{name.strip()} {args.strip() if args is not None else ''}".strip()
+    bash = _tag_text(text, "bash-input")
+    if bash is not None:
+        return f"! {bash.strip()}"
     if not text and blocks_of(record, "image"):
         return "[image]"
     return text
+
+
+def _tag_text(text: str, tag: str) -> Optional[str]:
+    """What lies between the first ``<tag>`` and the first ``</tag>`` after it (possibly
+    empty), or None when either is missing."""
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    start = text.find(opening)
+    if start < 0:
+        return None
+    start += len(opening)
+    end = text.find(closing, start)
+    return None if end < 0 else text[start:end]

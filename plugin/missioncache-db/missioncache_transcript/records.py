@@ -7,8 +7,7 @@ of what they find there. Anything that is not one JSON object on one line is ski
 
 from __future__ import annotations
 
-import json
-
+from ._json_line import loads
 from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES, ReverseLineReader
 
 TYPE_CHECKING = False
@@ -26,7 +25,7 @@ def parse_record(line: bytes) -> Optional[Record]:
     Bytes that are not UTF-8 become U+FFFD instead of failing the whole read.
     """
     try:
-        value = json.loads(line.decode("utf-8", errors="replace"))
+        value = loads(line.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None

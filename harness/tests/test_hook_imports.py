@@ -1,0 +1,111 @@
+"""No hook imports a heavy standard-library module on its working path.
+
+WHY at the hook level: the libraries guard their own functions one by one, but only a
+hook run shows what a hook really pulls in, through every library it touches. Each of
+these modules costs milliseconds of a ~12 ms interpreter start, paid on every prompt
+(``json`` alone 4.6 ms: it imports ``re``, which imports ``enum`` and ``functools``).
+
+The BUILT plugin plays a session that takes every hook down its working path (a task
+tied to the project, a divergent tasks file, an edit, a manual compaction), with
+``PYTHONPROFILEIMPORTTIME=1`` in the environment Claude Code gives the hooks: the same
+as ``python3 -X importtime -S <hook>``, each process lists every module it imported, as
+a tree, on its stderr. A module counts as the hook's unless the import of ``sqlite3``
+loaded it (``sqlite3`` imports ``functools`` itself; a hook that needs the database
+pays that anyway).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from missioncache_harness.children import wait_heartbeat_children
+from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
+from missioncache_harness.runner import HookRun
+from missioncache_harness.session import Session
+from missioncache_harness.tools import Text, Write
+from missioncache_harness.workspace import McEnv, McTask
+
+# functools too: a hook imports it only through sqlite3, which the check below allows for.
+FORBIDDEN = (*HEAVY_ON_HOOK_PATH, "functools")
+PAID_BY_SQLITE = {"sqlite3", "sqlite3.dbapi2", "_sqlite3"}
+EXPECTED = {
+    "SessionStart:startup session_start",
+    "SessionStart:compact session_start",
+    "UserPromptSubmit activity_tracker",
+    "UserPromptSubmit task_tracker",
+    "PreCompact pre_compact",
+    "Stop stop",
+}
+_LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| ( *)(\S+)$")
+
+
+def imported(stderr: str) -> list[tuple[str, list[str]]]:
+    """(module, the modules whose import imported it) for each line of an importtime tree.
+
+    The tree is printed children first, each line indented two spaces per level; read
+    backwards, every line comes after its parent."""
+    found = []
+    stack: list[str] = []
+    for line in reversed(stderr.splitlines()):
+        match = _LINE.match(line)
+        if match is None:
+            continue
+        depth = len(match.group(1)) // 2
+        name = match.group(2)
+        stack = stack[:depth]
+        found.append((name, list(stack)))
+        stack.append(name)
+    return found
+
+
+def heavy_imports(run: HookRun) -> list[str]:
+    """The forbidden modules this hook imported itself, with who imported each."""
+    return [
+        f"{name} (via {' <- '.join(reversed(parents)) or 'a call at run time'})"
+        for name, parents in imported(run.stderr)
+        if name in FORBIDDEN and not PAID_BY_SQLITE & set(parents)
+    ]
+
+
+def label(event: str, payload: dict, run: HookRun) -> str:
+    script = re.search(r"hooks/(\w+)\.py", run.command)
+    source = f":{payload['source']}" if event == "SessionStart" else ""
+    return f"{event}{source} {script.group(1) if script else run.command}"
+
+
+def test_no_hook_imports_heavy_modules_on_its_working_path(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    folder = mc_env.data_root / "active" / mc_task.name
+    context, tasks = folder / f"{mc_task.name}-context.md", folder / f"{mc_task.name}-tasks.md"
+    context.write_text(context.read_text() + "\n### Task 2\nFound the cause.\n")
+    tasks.write_text(tasks.read_text() + "- [x] 1. Reproduce\n- [ ] 2. Fix\n")
+    session = Session(
+        built_plugin, tracked_repo, env={**mc_env.env, "PYTHONPROFILEIMPORTTIME": "1"}
+    )
+
+    start = session.start()
+    turn = session.prompt("add greet.py", reply=[Text("Adding."), Write("greet.py", "x = 1\n")])
+    compaction = session.compact("manual")
+    assert wait_heartbeat_children(mc_env.data_root)
+
+    # Every hook took its working path, not an early exit.
+    assert any("Active Task Detected" in t for t in start.routed.model_texts)
+    assert any("MissionCache task tracker" in t for t in turn.model_texts)
+    assert any("Claude edited 1 file(s)" in t for t in turn.human_texts)
+    assert "saved a pre-compaction snapshot" in (compaction.instructions or "")
+    assert "Auto-saved before compaction" in context.read_text()
+    compact_start = [e for e in session.events if e.payload.get("source") == "compact"]
+    assert any("Where the work stands" in t for t in compact_start[0].routed.model_texts)
+
+    runs = {}
+    for event in session.events:
+        for run in event.hooks:
+            runs[label(event.event, event.payload, run)] = run
+    assert set(runs) >= EXPECTED
+    for name in EXPECTED:
+        # The profile really is there: the hook's own libraries appear in it.
+        assert any(m.startswith("missioncache_") for m, _ in imported(runs[name].stderr)), name
+    heavy = {name: heavy_imports(runs[name]) for name in sorted(EXPECTED)}
+    assert heavy == {name: [] for name in sorted(EXPECTED)}
