@@ -107,7 +107,14 @@ def build(out: Path) -> None:
 
 
 def _tree(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+    """The files of a plugin tree, byte-code caches left out: Python writes ``__pycache__``
+    into an installed plugin as soon as its hooks run (the demo does, on ``plugin/``), and
+    git ignores them, so they are never part of what is built or committed."""
+    return {
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    }
 
 
 def stale_files(built: Path, committed: Path) -> list[str]:
