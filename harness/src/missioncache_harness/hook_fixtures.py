@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
+
+from missioncache_harness.workspace import python3
 
 
 @pytest.fixture
 def hook_script() -> str:
     """The hook script ``hook(...)`` runs; each hook package's conftest overrides it."""
     pytest.fail("override the `hook_script` fixture in the hook package's conftest.py")
-
-
-def python3() -> str:
-    """The interpreter Claude Code runs hooks with: ``python3`` on PATH."""
-    return shutil.which("python3") or sys.executable
 
 
 class Done:

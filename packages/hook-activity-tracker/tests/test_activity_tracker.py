@@ -12,17 +12,12 @@ import time
 
 import pytest
 
+from missioncache_harness.bad_input import BAD_STDIN, HOSTILE_SESSION_IDS, mistyped
+
 SID = "sess-a"
-BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
-MISTYPED = [
-    {"session_id": 7},
-    {"cwd": 3},
-    {"transcript_path": {"a": 1}},
-    {"hook_event_name": 5},
-    {"prompt": 12},
-    {"agent_id": 9},
-]
-HOSTILE_IDS = ["../../etc/passwd", "a/b", "..", "s" * 300, "x\x00y", "-lead"]
+BAD_INPUTS = BAD_STDIN
+MISTYPED = mistyped({"prompt": 12}, {"agent_id": 9})
+HOSTILE_IDS = HOSTILE_SESSION_IDS
 
 
 def wait_for(check, timeout=20.0):

@@ -9,16 +9,11 @@ import sqlite3
 
 import pytest
 
+from missioncache_harness.bad_input import BAD_STDIN, mistyped
+
 SID = "sess-p"
-BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
-MISTYPED = [
-    {"session_id": 7},
-    {"cwd": 3},
-    {"transcript_path": {"a": 1}},
-    {"hook_event_name": 5},
-    {"trigger": ["auto"]},
-    {"custom_instructions": 4},
-]
+BAD_INPUTS = BAD_STDIN
+MISTYPED = mistyped({"trigger": ["auto"]}, {"custom_instructions": 4})
 HOSTILE_TURNS = [
     ("user", "first prompt"),
     ("assistant", "first reply"),

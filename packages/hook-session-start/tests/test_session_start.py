@@ -8,17 +8,12 @@ import sqlite3
 
 import pytest
 
+from missioncache_harness.bad_input import BAD_STDIN, HOSTILE_SESSION_IDS, mistyped
+
 SID = "sess-1"
-BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
-MISTYPED = [
-    {"session_id": 7},
-    {"session_id": ["s1"]},
-    {"cwd": 3},
-    {"transcript_path": {"a": 1}},
-    {"hook_event_name": 5},
-    {"source": 1},
-]
-HOSTILE_IDS = ["../../etc/passwd", "a/b", "..", ".", "s" * 300, "x\x00y", "-lead", " "]
+BAD_INPUTS = BAD_STDIN
+MISTYPED = mistyped({"session_id": ["s1"]}, {"source": 1})
+HOSTILE_IDS = HOSTILE_SESSION_IDS
 
 
 def start(hook, source="startup", sid=SID, **options):

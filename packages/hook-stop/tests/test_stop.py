@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from missioncache_harness.bad_input import BAD_STDIN, mistyped
+
 SID = "sess-s"
 # A real (sanitised) Claude Code 2.1.328 transcript, kept beside the transcript library.
 SAMPLE = (
@@ -17,15 +19,8 @@ SAMPLE = (
     / "data"
     / "sample-transcript.jsonl"
 )
-BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
-MISTYPED = [
-    {"session_id": 7},
-    {"cwd": 3},
-    {"transcript_path": {"a": 1}},
-    {"hook_event_name": 5},
-    {"stop_hook_active": "false"},
-    {"stop_hook_active": 0},
-]
+BAD_INPUTS = BAD_STDIN
+MISTYPED = mistyped({"stop_hook_active": "false"}, {"stop_hook_active": 0})
 
 
 def user(text):

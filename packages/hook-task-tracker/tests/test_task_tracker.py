@@ -6,16 +6,11 @@ import json
 
 import pytest
 
+from missioncache_harness.bad_input import BAD_STDIN, mistyped
+
 SID = "sess-t"
-BAD_INPUTS = [b"", b"not json", b"[]", b"[{}]", b'"text"', b"null", b"42", b'{"cwd": ', b"\xff\xfe"]
-MISTYPED = [
-    {"session_id": 7},
-    {"cwd": 3},
-    {"transcript_path": {"a": 1}},
-    {"hook_event_name": 5},
-    {"prompt": 12},
-    {"agent_id": 9},
-]
+BAD_INPUTS = BAD_STDIN
+MISTYPED = mistyped({"prompt": 12}, {"agent_id": 9})
 TASKS = (
     "# Demo Task - Tasks\n\n## Tasks\n- [ ] 1. one\n- [x] 2. two\n- [ ] 3. three\n"
     "  - [ ] 3.1. sub\n- [ ] 54a. lettered\n"
