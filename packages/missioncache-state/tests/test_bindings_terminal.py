@@ -20,6 +20,8 @@ def test_binding_round_trip(roots):
     assert got["sessionId"] == "s1"
     assert bindings.delete_session_binding("s1")
     assert bindings.read_session_binding("s1") is None
+    assert not bindings.delete_session_binding("s1")  # nothing left to delete
+    assert not bindings.delete_session_binding("../s1")  # never a path from a hostile id
 
 
 @pytest.mark.parametrize("sid", HOSTILE)
@@ -71,6 +73,8 @@ def test_state_files_round_trip(roots):
     assert statefile.load_state("precompact-error") == {"error": "x"}
     assert statefile.clear_state("precompact-error")
     assert statefile.load_state("precompact-error") is None
+    assert not statefile.clear_state("precompact-error")
+    assert not statefile.clear_state("divergence", "../s1")
     with pytest.raises(ValueError):
         statefile.state_path("../evil")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_state.atomic import read_json_object, write_json_atomic
+from missioncache_state.atomic import read_json_object, remove_file, write_json_atomic
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import projects_dir
 
@@ -63,11 +63,4 @@ def read_session_binding(session_id: Any) -> dict[str, Any] | None:
 
 
 def delete_session_binding(session_id: Any) -> bool:
-    path = binding_file(session_id)
-    if path is None:
-        return False
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_file(binding_file(session_id))

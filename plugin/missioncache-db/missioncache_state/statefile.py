@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from missioncache_state.atomic import read_json_object, write_json_atomic
+from missioncache_state.atomic import read_json_object, remove_file, write_json_atomic
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import state_dir
 
@@ -44,11 +44,4 @@ def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
 
 
 def clear_state(kind: str, session_id: Any = None) -> bool:
-    path = state_path(kind, session_id)
-    if path is None:
-        return False
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return False
-    return True
+    return remove_file(state_path(kind, session_id))

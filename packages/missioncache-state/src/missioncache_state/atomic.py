@@ -106,3 +106,15 @@ def read_json_object(path: StrPath) -> dict[str, Any] | None:
     except (UnicodeDecodeError, ValueError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def remove_file(path: StrPath | None) -> bool:
+    """Delete ``path``; False when there was nothing to delete (or no valid path: callers
+    pass what their id check returned, None for a hostile id)."""
+    if path is None:
+        return False
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
