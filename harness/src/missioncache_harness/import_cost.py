@@ -25,3 +25,27 @@ HEAVY_ON_HOOK_PATH = (
     "tempfile",
     "typing",
 )
+
+_MARK = "missioncache-heavy-imports:"
+
+
+def measuring(code: str, preload: str = "import os, sys") -> str:
+    """``code`` wrapped to report, on its last stderr line, which modules of
+    ``HEAVY_ON_HOOK_PATH`` it imported beyond ``preload`` (what a hook loads anyway, such
+    as ``sqlite3``). Run the result with ``python -S -c`` and read it with ``heavy_from``."""
+    return (
+        f"{preload}\n"
+        "import sys as _sys\n"
+        "_before = set(_sys.modules)\n"
+        f"{code}\n"
+        f"_heavy = [m for m in {HEAVY_ON_HOOK_PATH!r} if m in _sys.modules and m not in _before]\n"
+        f"_sys.stderr.write('\\n{_MARK}' + ' '.join(_heavy) + '\\n')\n"
+    )
+
+
+def heavy_from(stderr: str) -> list[str] | None:
+    """The heavy modules a ``measuring`` run reported; None when it never got that far."""
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(_MARK):
+            return line[len(_MARK) :].split()
+    return None

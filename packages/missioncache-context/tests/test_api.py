@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import missioncache_context
-from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
+from missioncache_harness.import_cost import heavy_from, measuring
 
 
 def test_every_export_resolves():
@@ -34,7 +34,6 @@ def test_importing_the_package_loads_no_submodule():
     assert out.stdout.strip() == "['missioncache_context']"
 
 
-HEAVY = HEAVY_ON_HOOK_PATH
 PACKAGES = Path(__file__).resolve().parents[2]
 
 
@@ -49,8 +48,6 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
     tasks = tmp_path / "demo-tasks.md"
     tasks.write_text("# Demo\n\n## Tasks\n\n- [x] 1. one\n- [ ] 2. two\n")
     code = (
-        "import os, sys\n"
-        "baseline = set(sys.modules)\n"
         "from missioncache_context import (digest, divergent_tasks, format_when, read_file,\n"
         "    record_change, update_file)\n"
         "context, tasks = sys.argv[1], sys.argv[2]\n"
@@ -59,20 +56,18 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
         "when = format_when()\n"
         "result = update_file(context, lambda t: record_change(t, ['- saved'], when=when))\n"
         "assert result.changed and result.file == os.path.realpath(context)\n"
-        "heavy = sorted(m for m in sys.argv[3:] if m in sys.modules and m not in baseline)\n"
-        "print(' '.join(heavy) or 'none')\n"
     )
     source = [
         str(PACKAGES / name / "src") for name in ("missioncache-context", "missioncache-state")
     ]
     env = {"PYTHONPATH": os.pathsep.join(source), "PATH": os.defpath}
     done = subprocess.run(
-        [sys.executable, "-S", "-c", code, str(context), str(tasks), *HEAVY],
+        [sys.executable, "-S", "-c", measuring(code), str(context), str(tasks)],
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["none"]
+    assert heavy_from(done.stderr) == []
     assert "- saved" in context.read_text()

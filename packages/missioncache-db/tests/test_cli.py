@@ -10,7 +10,7 @@ import pytest
 
 from missioncache_db import TaskDB, read_session_binding
 from missioncache_db.cli import main
-from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
+from missioncache_harness.import_cost import heavy_from, measuring
 
 
 def ok(done):
@@ -249,16 +249,11 @@ def test_heartbeat_auto_entry_skips_the_argparse_command_line(python, cli, workd
         assert task.name == "demo"
 
 
-HEAVY = HEAVY_ON_HOOK_PATH
-
-
 def test_hook_path_imports_nothing_heavy(python, cli, workdir):
     """What the hooks and the heartbeat child do costs no pathlib/typing/... imports:
     each is milliseconds of a ~12 ms interpreter start, on every prompt."""
     ok(cli("create-task", "demo", "--repo", str(workdir)))
     code = (
-        "import os, signal, sqlite3, sys\n"
-        "baseline = set(sys.modules)\n"
         "from missioncache_db import TaskDB, format_duration, heartbeat_auto, spool\n"
         "from missioncache_db import write_session_binding\n"
         "heartbeat_auto.main(); signal.alarm(0)\n"
@@ -272,12 +267,12 @@ def test_hook_path_imports_nothing_heavy(python, cli, workdir):
         "    db.record_heartbeat_auto(os.getcwd(), 's1')\n"
         "    processed = db.process_heartbeats()\n"
         "    format_duration(db.time_invested(task.id))\n"
-        "heavy = sorted(m for m in sys.argv[1:] if m in sys.modules and m not in baseline)\n"
-        "print(processed, ' '.join(heavy) or 'none')\n"
+        "print(processed)\n"
     )
-    done = python(code, *HEAVY, cwd=workdir)
+    done = python(measuring(code, "import os, signal, sqlite3, sys"), cwd=workdir)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["3", "none"]
+    assert done.stdout.split() == ["3"]
+    assert heavy_from(done.stderr) == []
 
 
 def test_task_string_paths_match_the_path_properties(db, workdir, roots):

@@ -12,15 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_harness.import_cost import HEAVY_ON_HOOK_PATH
+from missioncache_harness.import_cost import heavy_from, measuring
 from missioncache_state import bindings, locations, lock, paths, statefile, terminal
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-HEAVY = HEAVY_ON_HOOK_PATH
 
 HOOK_PATH = r"""
-import os, sqlite3, sys
-baseline = set(sys.modules)  # what the interpreter and the stdlib we need load anyway
 from missioncache_state import atomic, bindings, hooks_state_db, ids, locations, lock
 from missioncache_state import rules, statefile, terminal
 bindings.write_session_binding("s1", "demo", 1)
@@ -32,8 +29,6 @@ terminal.record_terminal_session({"TERM_SESSION_ID": "w0t0p0:abc"}, "s1")
 with lock.FileLock(os.path.join(locations.data_root(), "f.md"), timeout=1):
     atomic.atomic_write_text(os.path.join(locations.data_root(), "f.md"), "x")
 rules.install_bundled_rules(sys.argv[1])
-heavy = sorted(m for m in sys.argv[2:] if m in sys.modules and m not in baseline)
-print(" ".join(heavy) or "none")
 """
 
 
@@ -44,14 +39,20 @@ def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COV"))}
     env["PYTHONPATH"] = str(SRC)
     done = subprocess.run(
-        [sys.executable, "-S", "-c", HOOK_PATH, str(rules_src), *HEAVY],
+        [
+            sys.executable,
+            "-S",
+            "-c",
+            measuring(HOOK_PATH, "import os, sqlite3, sys"),
+            str(rules_src),
+        ],
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["none"]
+    assert heavy_from(done.stderr) == []
     data, claude = roots
     assert (data / "f.md").read_text() == "x"  # the functions really ran
     assert (claude / "rules" / "r.md").is_file()
