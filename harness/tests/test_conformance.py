@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from missioncache_harness import conformance as cf
 from missioncache_harness.claude_cli import ClaudeRun, load_transcript, requires_claude, run_turn
 from missioncache_harness.fake_api import FakeAnthropicAPI, ToolUse
 from missioncache_harness.fake_api import Text as ApiText
+from missioncache_harness.polling import poll_until
 from missioncache_harness.session import Compaction, Session, Turn, _messages
 from missioncache_harness.tools import Text, Write
 from missioncache_harness.workspace import McEnv, create_task, make_env
@@ -375,10 +375,8 @@ def db_rows(side: Side, sql: str) -> list[tuple]:
 
 def wait_for_heartbeats(side: Side, count: int) -> None:
     """The heartbeat child is detached: poll (bounded) until ``count`` rows exist."""
-    deadline = time.monotonic() + 20
-    while db_rows(side, "SELECT COUNT(*) FROM heartbeats")[0][0] < count:
-        assert time.monotonic() < deadline, f"fewer than {count} heartbeats in {side.home}"
-        time.sleep(0.05)
+    recorded = poll_until(lambda: db_rows(side, "SELECT COUNT(*) FROM heartbeats")[0][0] >= count)
+    assert recorded, f"fewer than {count} heartbeats in {side.home}"
 
 
 def test_built_plugin_simulator_agrees_with_the_real_cli(built_played: Played) -> None:

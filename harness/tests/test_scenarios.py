@@ -15,11 +15,11 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from missioncache_harness.polling import poll_until
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text, Tool, Write
 from missioncache_harness.workspace import McEnv, McTask, python3
@@ -57,10 +57,8 @@ def rows(mc_env: McEnv, sql: str) -> list[tuple]:
 
 def wait_for_heartbeats(mc_env: McEnv, count: int) -> None:
     """The heartbeat is written by a detached child: poll (bounded) for it."""
-    deadline = time.monotonic() + 20
-    while rows(mc_env, "SELECT COUNT(*) FROM heartbeats")[0][0] < count:
-        assert time.monotonic() < deadline, f"fewer than {count} heartbeats recorded"
-        time.sleep(0.05)
+    recorded = poll_until(lambda: rows(mc_env, "SELECT COUNT(*) FROM heartbeats")[0][0] >= count)
+    assert recorded, f"fewer than {count} heartbeats recorded"
 
 
 def bundled(mc_env: McEnv, plugin: Path, *args: str) -> str:

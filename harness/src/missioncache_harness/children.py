@@ -17,8 +17,9 @@ not seen yet; callers look well after the hook that spawned it has exited.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
+
+from missioncache_harness.polling import poll_until
 
 
 def heartbeat_children(data_root: Path) -> list[int]:
@@ -52,9 +53,4 @@ def wait_heartbeat_children(data_root: Path, timeout: float = 20.0, poll: float 
 
     The default bound is far above the child's own 2 s wall, so it only runs out when a
     child is stuck, which is worth a failure of its own."""
-    deadline = time.monotonic() + timeout
-    while heartbeat_children(data_root):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(poll)
-    return True
+    return poll_until(lambda: not heartbeat_children(data_root), timeout, poll)

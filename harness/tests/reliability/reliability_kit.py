@@ -19,13 +19,13 @@ import os
 import re
 import sqlite3 as _sqlite3
 import threading
-import time as _time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from missioncache_harness.children import wait_heartbeat_children
 from missioncache_harness.events import effective_timeout
 from missioncache_harness.plugin import Plugin
+from missioncache_harness.polling import poll_until
 from missioncache_harness.routing import Routed, route
 from missioncache_harness.runner import HookRun, hook_env, run_command
 from missioncache_harness.session import Session
@@ -297,12 +297,7 @@ def spooled(scene: Scene) -> int:
 
 def wait_for(condition, timeout: float = 10.0, step: float = 0.05) -> bool:
     """Poll (bounded) for a detached heartbeat child's effect."""
-    deadline = _time.monotonic() + timeout
-    while _time.monotonic() < deadline:
-        if condition():
-            return True
-        _time.sleep(step)
-    return condition()
+    return bool(poll_until(condition, timeout, step))
 
 
 def process_heartbeats(scene: Scene, built: Path) -> None:

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN, HOSTILE_SESSION_IDS, mistyped
+from missioncache_harness.polling import poll_until
 
 SID = "sess-a"
 BAD_INPUTS = BAD_STDIN
@@ -21,13 +22,9 @@ HOSTILE_IDS = HOSTILE_SESSION_IDS
 
 
 def wait_for(check, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting for the heartbeat child")
+    value = poll_until(check, timeout)
+    assert value, "timed out waiting for the heartbeat child"
+    return value
 
 
 @pytest.fixture

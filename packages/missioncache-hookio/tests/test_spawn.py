@@ -3,10 +3,10 @@
 import json
 import os
 import sys
-import time
 
 import pytest
 
+from missioncache_harness.polling import poll_until
 from missioncache_hookio import spawn
 
 REPORT = r"""
@@ -26,10 +26,7 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="sessions and fds are
 
 
 def wait_for(path, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert time.monotonic() < deadline, "the child never wrote its report"
-        time.sleep(0.01)
+    assert poll_until(path.exists, timeout, 0.01), "the child never wrote its report"
     return json.loads(path.read_text())
 
 
