@@ -35,6 +35,7 @@ EXPECTED = {
     "UserPromptSubmit activity_tracker",
     "UserPromptSubmit task_tracker",
     "PreCompact pre_compact",
+    "PostCompact post_compact",
     "Stop stop",
 }
 _LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| ( *)(\S+)$")
@@ -96,6 +97,7 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
     assert any("Claude edited 1 file(s)" in t for t in turn.human_texts)
     assert "saved a pre-compaction snapshot" in (compaction.instructions or "")
     assert "Auto-saved before compaction" in context.read_text()
+    assert list((folder / ".compactions").glob("*.json"))  # PostCompact kept the summary
     compact_start = [e for e in session.events if e.payload.get("source") == "compact"]
     assert any("Where the work stands" in t for t in compact_start[0].routed.model_texts)
 
