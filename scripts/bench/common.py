@@ -101,7 +101,9 @@ class Run:
 
 # A compaction reply of a realistic size (a few thousand characters), analysis included.
 COMPACT_SUMMARY = (
-    "<analysis>" + "Reviewing the session. " * 40 + "</analysis>\n<summary>"
+    "<analysis>"
+    + "Reviewing the session. " * 40
+    + "</analysis>\n<summary>"
     + "1. Primary Request and Intent: rename the helper and fix its tests. " * 40
     + "</summary>"
 )
