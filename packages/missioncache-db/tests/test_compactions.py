@@ -104,3 +104,9 @@ def test_corrupt_and_foreign_files_are_skipped(task):
 
 def test_folder_is_hidden_so_it_never_looks_like_a_subtask(task):
     assert os.path.basename(store.folder_for(task)).startswith(".")
+
+
+def test_a_lone_surrogate_does_not_make_the_record_unwritable(task):
+    record_compaction(task, "before \ud800 after", "manual", "s")
+    [item] = recent_compactions(task, 1)
+    assert item.summary.startswith("before ") and item.summary.endswith(" after")

@@ -108,7 +108,8 @@ def record_compaction(
     """
     folder = folder_for(task)
     epoch = time.time() if when is None else float(when)
-    text = summary_text(summary)
+    # A lone surrogate (valid in JSON, not in UTF-8) would make the record unwritable.
+    text = summary_text(summary).encode("utf-8", "replace").decode("utf-8")
     if len(text) > MAX_SUMMARY_CHARS:
         text = text[: MAX_SUMMARY_CHARS - len(CUT_MARK)].rstrip() + CUT_MARK
     record = {
