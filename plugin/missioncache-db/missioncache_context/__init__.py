@@ -34,6 +34,7 @@ _EXPORTS = {
     "digest": "context_digest",
     "update_file": "update",
     "read_file": "update",
+    "read_head": "update",
     "UpdateResult": "update",
     "NotUtf8Error": "update",
     "FileChangedError": "update",

@@ -66,7 +66,7 @@ def _decode(path: str, data: bytes) -> tuple[bytes, str]:
 
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
 QUIET_SECONDS = 1.0  # a file modified more recently than this may be in the middle of a save
-CHANGING_LIMIT = 6.0  # how long a file may keep changing before it is left alone
+CHANGING_LIMIT = 3.0  # how long a file may keep changing before it is left alone
 MAX_EDIT_BYTES = 64 << 20  # a larger file is refused, not read whole into memory (x10)
 HEAD_LIMIT = 1 << 20  # what a hook reads of a file for a digest or a reminder
 _WRITTEN = ".written"  # our last write's signature, in the file's history folder
