@@ -20,7 +20,6 @@ import pytest
 from reliability_kit import (
     EVENTS,
     LONG_PROFILE,
-    SESSION_ID,
     fire_event,
     fire_raw,
     heartbeats,
@@ -94,14 +93,15 @@ def test_a_non_utf8_working_directory_gets_banner_heartbeat_and_snapshot(scene, 
     shown = raw.decode("utf-8", "replace")  # what Claude Code's JSON carries (U+FFFD)
     env = scene.env.env
     outputs = {}
+    session = "sess-unbound"  # found from the cwd, not from a binding
     for event in EVENTS:
-        data = json.dumps(scene.payload(event, cwd=shown)).encode()
-        fired = fire_raw(strict_plugin, event, data, project_dir=cwd, env=env)
+        data = json.dumps(scene.payload(event, cwd=shown, session_id=session)).encode()
+        fired = fire_raw(strict_plugin, event, data, project_dir=cwd, env=env, session_id=session)
         assert fired.problems() == [], event
         outputs[event] = "".join(r.stdout for r in fired.runs)
     assert "Active Task Detected" in outputs["SessionStart"]
     assert "saved a pre-compaction snapshot" in outputs["PreCompact"]
-    assert wait_for(lambda: heartbeats(scene, SESSION_ID) >= 2)
+    assert wait_for(lambda: heartbeats(scene, session) >= 1)
 
 
 # -- items 5 and 7: a huge tasks file and a huge context file ----------------------------
@@ -165,27 +165,29 @@ def test_a_50mb_context_file_is_not_read_whole(scene, strict_plugin, built_plugi
 # -- item 1: an editor paused in the middle of its save ----------------------------------
 
 PAUSES_MS = (1, 5, 20, 50)
-SAVES = 60 if LONG_PROFILE else 6
+BURST = 10  # saves in a burst, 10 ms apart; then the editor idles IDLE seconds
+BURSTS = 15 if LONG_PROFILE else 2  # the long profile makes 150 saves per pause
+IDLE = 1.5
 
 
-def _paused_saves(path, pause: float, saves: int, log: list, stop: threading.Event) -> None:
+def _paused_saves(path, pause: float, log: list, stop: threading.Event) -> None:
     """An editor that saves in place: truncate, write the first half, pause, write the
-    rest; then idles up to 1.5 s (a human, not a loop) before the next save."""
-    import random
-
-    rng = random.Random(pause)
-    for index in range(saves):
-        if stop.is_set():
-            return
-        marker = f"user-save-{index}-{int(pause * 1000)}ms"
-        data = (path.read_text(encoding="utf-8").rstrip("\n") + f"\n{marker}\n").encode()
-        with open(path, "wb") as handle:
-            handle.write(data[: len(data) // 2])
-            handle.flush()
-            time.sleep(pause)
-            handle.write(data[len(data) // 2 :])
-        log.append(marker)
-        time.sleep(rng.uniform(0.0, 1.5))
+    rest. Saves come in bursts (a user saving again and again, an auto-save) with idle
+    time between them, so a hook can find the file at rest."""
+    for burst in range(BURSTS):
+        for index in range(BURST):
+            if stop.is_set():
+                return
+            marker = f"user-save-{burst}-{index}-{int(pause * 1000)}ms"
+            data = (path.read_text(encoding="utf-8").rstrip("\n") + f"\n{marker}\n").encode()
+            with open(path, "wb") as handle:
+                handle.write(data[: len(data) // 2])
+                handle.flush()
+                time.sleep(pause)
+                handle.write(data[len(data) // 2 :])
+            log.append(marker)
+            time.sleep(0.01)
+        time.sleep(IDLE)
 
 
 @pytest.mark.parametrize("pause_ms", PAUSES_MS)
@@ -201,7 +203,7 @@ def test_an_editor_paused_mid_save_loses_nothing(pause_ms, scene, strict_plugin)
     log: list = []
     stop = threading.Event()
     editor = threading.Thread(
-        target=_paused_saves, args=(scene.context, pause_ms / 1000, SAVES, log, stop)
+        target=_paused_saves, args=(scene.context, pause_ms / 1000, log, stop)
     )
     editor.start()
     runs = saved = 0
