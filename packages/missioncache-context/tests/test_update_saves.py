@@ -104,6 +104,35 @@ def test_a_save_reaching_the_replaced_file_is_put_back(tmp_path, monkeypatch):
     assert any(b"saved just in time" in Path(v).read_bytes() for v in versions(path))
 
 
+def test_a_diverted_save_that_cannot_be_put_back_is_kept_and_reported(tmp_path, monkeypatch):
+    """The editor saved again on top of our version before the late save could be put
+    back: the late save is kept in the history and the update says where."""
+    import missioncache_state.atomic as atomic
+    from missioncache_context import SaveDivertedError
+
+    path = tmp_path / "ctx.md"
+    path.write_text(ORIGINAL, encoding="utf-8")
+    _backdate(path)
+    real_replace = os.replace
+
+    def replace_then_two_saves(src, dst):
+        if os.fspath(dst) != os.path.realpath(path) or os.fspath(src).endswith("-x"):
+            return real_replace(src, dst)
+        late = open(path, "w", encoding="utf-8")  # noqa: SIM115 - the editor's handle
+        real_replace(src, dst)
+        late.write(ORIGINAL + "- diverted save\n")
+        late.close()
+        path.write_text(ORIGINAL + "- next save\n", encoding="utf-8")
+        return None
+
+    monkeypatch.setattr(atomic.os, "replace", replace_then_two_saves)
+    with pytest.raises(SaveDivertedError) as caught:
+        update_file(path, _entry)
+    assert caught.value.copy in versions(path)
+    assert Path(caught.value.copy).read_text(encoding="utf-8").endswith("- diverted save\n")
+    assert caught.value.copy in str(caught.value)
+
+
 def test_every_rewrite_keeps_the_replaced_version_bounded(tmp_path):
     path = tmp_path / "demo-context.md"
     path.write_text("v0\n", encoding="utf-8")

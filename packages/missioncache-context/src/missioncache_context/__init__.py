@@ -38,6 +38,7 @@ _EXPORTS = {
     "UpdateResult": "update",
     "NotUtf8Error": "update",
     "FileChangedError": "update",
+    "SaveDivertedError": "update",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -67,6 +67,7 @@ def _decode(path: str, data: bytes) -> tuple[bytes, str]:
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
 QUIET_SECONDS = 1.0  # a file modified more recently than this may be in the middle of a save
 CHANGING_LIMIT = 3.0  # how long a file may keep changing before it is left alone
+RESCUE_LIMIT = 5.0  # how long a save that reached the replaced file may take to finish
 MAX_EDIT_BYTES = 64 << 20  # a larger file is refused, not read whole into memory (x10)
 HEAD_LIMIT = 1 << 20  # what a hook reads of a file for a digest or a reminder
 _WRITTEN = ".written"  # our last write's signature, in the file's history folder
@@ -129,6 +130,21 @@ class FileChangedError(OSError):
     def __init__(self, path: str) -> None:
         super().__init__(f"{path} kept changing while it was being updated; left untouched")
         self.file = path
+
+
+class SaveDivertedError(FileChangedError):
+    """A save by another program (an editor that opened the file just before we replaced
+    it) went to the replaced version and could not be put back; ``copy`` is where it is
+    kept (None when even the copy failed)."""
+
+    def __init__(self, path: str, copy: str | None) -> None:
+        OSError.__init__(
+            self,
+            f"an editor's save of {path} reached the version this update replaced and could"
+            f" not be put back; it is kept at {copy or '(no copy: disk full?)'}",
+        )
+        self.file = path
+        self.copy = copy
 
 
 def _read_bytes(path: str) -> bytes:
@@ -202,29 +218,31 @@ def _written_after(fd: int, info: os.stat_result) -> bool:
         return False
 
 
-def _rescue(path: str, target: str, fd: int, ours: bytes, deadline: float) -> None:
-    """A save went to the file we replaced: wait for it to finish (its mtime quiet, or
-    the deadline), keep it in the history, and put it back in place if the file is still
-    the version we wrote. The caller then starts over from the user's save."""
+def _rescue(path: str, target: str, fd: int, ours: bytes) -> None:
+    """A save went to the file we replaced. Wait until it has finished (its mtime quiet
+    for QUIET_SECONDS, at most RESCUE_LIMIT), keep it in the history, and put it back if
+    the file is still the version we wrote; the caller then starts over from it. When it
+    cannot be put back (the editor saved again meanwhile, on top of our version, or it
+    never finished) SaveDivertedError says where the copy is: never lost in silence."""
     from missioncache_state.atomic import atomic_write_bytes
     from missioncache_state.files import read_fd
     from missioncache_state.history import keep_version
 
-    while True:
-        wait = _quiet_wait(os.fstat(fd))
-        if wait <= 0 or time.monotonic() + wait > deadline:
-            break
+    limit = time.monotonic() + RESCUE_LIMIT
+    wait = _quiet_wait(os.fstat(fd))
+    while wait > 0 and time.monotonic() + wait <= limit:
         time.sleep(wait)
+        wait = _quiet_wait(os.fstat(fd))
     info = os.fstat(fd)
     os.lseek(fd, 0, os.SEEK_SET)
     saved = read_fd(fd, MAX_EDIT_BYTES)
-    keep_version(path, saved, mode=stat.S_IMODE(info.st_mode))
-    atomic_write_bytes(
-        target,
-        saved,
-        mode=stat.S_IMODE(info.st_mode),
-        still_valid=lambda: _read_bytes(target) == ours,
-    )
+    mode = stat.S_IMODE(info.st_mode)
+    copy = keep_version(path, saved, mode=mode)
+    if wait <= 0 and atomic_write_bytes(
+        target, saved, mode=mode, still_valid=lambda: _read_bytes(target) == ours
+    ):
+        return
+    raise SaveDivertedError(target, copy)
 
 
 def _sweep(target: str) -> None:
@@ -309,7 +327,7 @@ def _attempt_update(
         ):
             return None
         if _written_after(fd, info):
-            _rescue(name, target, fd, new, deadline)
+            _rescue(name, target, fd, new)
             return None
         _record_written(name, target)
         return UpdateResult(target, True, before, after)
