@@ -140,8 +140,8 @@ class SaveDivertedError(FileChangedError):
     def __init__(self, path: str, copy: str | None) -> None:
         OSError.__init__(
             self,
-            f"an editor's save of {path} reached the version this update replaced and could"
-            f" not be put back; it is kept at {copy or '(no copy: disk full?)'}",
+            f"an editor's save could not be put back (it reached the version this update"
+            f" replaced); it is kept at {copy or '(nowhere: the copy failed)'}",
         )
         self.file = path
         self.copy = copy
