@@ -93,3 +93,16 @@ def test_a_fifo_or_directory_in_the_spool_is_moved_aside_not_read(db, child_env)
     names = sorted(os.path.basename(p) for p in spool.quarantined(db.spool_folder))
     assert names == ["3-cc.jsonl", "4-dd.claimed", "5-ee.jsonl"]
     assert [n for n in os.listdir(db.spool_folder) if n != spool.QUARANTINE] == []
+
+
+def test_each_quarantined_entry_is_reported_once(db):
+    task = db.create_task("a")
+    _spool_file(db, "7-gg.jsonl", _bad_lines(task.id)[:1])
+    db.process_heartbeats(now=T0)
+    first = spool.take_unreported(db.spool_folder)
+    assert len(first) == 1 and first[0].startswith("7-gg.")
+    assert spool.take_unreported(db.spool_folder) == []
+    os.mkfifo(os.path.join(db.spool_folder, "8-hh.jsonl"))
+    db.process_heartbeats(now=T0 + 1)
+    assert spool.take_unreported(db.spool_folder) == ["8-hh.jsonl"]
+    assert len(spool.quarantined(db.spool_folder)) == 2

@@ -109,9 +109,38 @@ def quarantined(directory: StrPath) -> list[str]:
     that was not a regular file."""
     folder = quarantine_dir(directory)
     try:
-        return sorted(os.path.join(folder, name) for name in os.listdir(folder))
+        names = [name for name in os.listdir(folder) if name != REPORTED]
     except OSError:
         return []
+    return sorted(os.path.join(folder, name) for name in names)
+
+
+REPORTED = ".reported"  # names already reported, one per line, in the quarantine folder
+
+
+def take_unreported(directory: StrPath) -> list[str]:
+    """Quarantined entries not reported yet (names), now marked as reported: whoever
+    tells the human (SessionStart, ``doctor``) calls this so each bad entry is reported
+    once. A name is marked only after it has been returned."""
+    folder = quarantine_dir(directory)
+    try:
+        with open(os.path.join(folder, REPORTED), "rb") as handle:
+            seen = set(handle.read(1 << 20).decode("utf-8", "replace").splitlines())
+    except OSError:
+        seen = set()
+    new = [os.path.basename(p) for p in quarantined(directory)]
+    new = [name for name in new if name != REPORTED and name not in seen]
+    if new:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(os.path.join(folder, REPORTED), flags, 0o600)
+            try:
+                os.write(fd, "".join(f"{name}\n" for name in new).encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # reported again next time rather than never
+    return new
 
 
 def _quarantine_entry(directory: str, name: str) -> None:
