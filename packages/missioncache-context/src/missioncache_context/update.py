@@ -66,8 +66,10 @@ def _decode(path: str, data: bytes) -> tuple[bytes, str]:
 
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
 QUIET_SECONDS = 1.0  # a file modified more recently than this may be in the middle of a save
-CHANGING_LIMIT = 3.0  # how long a file may keep changing before it is left alone
-RESCUE_LIMIT = 5.0  # how long a save that reached the replaced file may take to finish
+CHANGING_LIMIT = 2.5  # how long a file may keep changing before it is left alone
+RESCUE_LIMIT = 1.5  # more time for a save that reached the replaced file to finish
+# WHY these bounds: an update takes at most its lock wait + CHANGING_LIMIT + RESCUE_LIMIT,
+# and PreCompact (30 s budget) also waits up to 5 s for the lock and 20 s for tasks.db.
 MAX_EDIT_BYTES = 64 << 20  # a larger file is refused, not read whole into memory (x10)
 HEAD_LIMIT = 1 << 20  # what a hook reads of a file for a digest or a reminder
 _WRITTEN = ".written"  # our last write's signature, in the file's history folder
@@ -218,9 +220,9 @@ def _written_after(fd: int, info: os.stat_result) -> bool:
         return False
 
 
-def _rescue(path: str, target: str, fd: int, ours: bytes) -> None:
+def _rescue(path: str, target: str, fd: int, ours: bytes, limit: float) -> None:
     """A save went to the file we replaced. Wait until it has finished (its mtime quiet
-    for QUIET_SECONDS, at most RESCUE_LIMIT), keep it in the history, and put it back if
+    for QUIET_SECONDS, at most until ``limit``), keep it in the history, and put it back if
     the file is still the version we wrote; the caller then starts over from it. When it
     cannot be put back (the editor saved again meanwhile, on top of our version, or it
     never finished) SaveDivertedError says where the copy is: never lost in silence."""
@@ -228,7 +230,6 @@ def _rescue(path: str, target: str, fd: int, ours: bytes) -> None:
     from missioncache_state.files import read_fd
     from missioncache_state.history import keep_version
 
-    limit = time.monotonic() + RESCUE_LIMIT
     wait = _quiet_wait(os.fstat(fd))
     while wait > 0 and time.monotonic() + wait <= limit:
         time.sleep(wait)
@@ -327,7 +328,7 @@ def _attempt_update(
         ):
             return None
         if _written_after(fd, info):
-            _rescue(name, target, fd, new)
+            _rescue(name, target, fd, new, deadline + RESCUE_LIMIT)
             return None
         _record_written(name, target)
         return UpdateResult(target, True, before, after)
