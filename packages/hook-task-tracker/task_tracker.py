@@ -27,15 +27,21 @@ if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in s
 BUSY_TIMEOUT = 1.0  # seconds; reads rarely wait in WAL mode, and the budget is 5
 STATE_KIND = "divergence"
 UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
+MAX_LISTED = 50  # numbers named in one reminder: its size stays bounded (hook output cap)
 
 
 def reminder(task_name: str, tasks_file: str, numbers: list) -> str:
+    """The reminder text; at most MAX_LISTED numbers are named (and the rest counted),
+    so a tasks file with thousands of divergent items cannot flood Claude's context."""
     from missioncache_state.json_codec import dumps
 
-    listed = ", ".join(numbers)
+    shown = numbers[:MAX_LISTED]
+    listed = ", ".join(shown)
+    if len(numbers) > len(shown):
+        listed += f" and {len(numbers) - len(shown)} more"
     call = (
         f"{UPDATE_TOOL}(tasks_file={dumps(tasks_file, ensure_ascii=False)}, "
-        f"completed_tasks={dumps(numbers, ensure_ascii=False)})"
+        f"completed_tasks={dumps(shown, ensure_ascii=False)})"
     )
     return "\n".join(
         [
@@ -78,13 +84,13 @@ def main() -> None:
     task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None:
         return
-    from missioncache_context import divergent_tasks, read_file
+    from missioncache_context import divergent_tasks, read_head
 
     tasks_file = task.tasks_path
-    try:
-        numbers = divergent_tasks(read_file(task.context_path), read_file(tasks_file))
+    try:  # the head only: a 50 MB file must not cost every prompt its whole size
+        numbers = divergent_tasks(read_head(task.context_path), read_head(tasks_file))
     except (OSError, ValueError):
-        return  # a missing or non-UTF-8 file: nothing we can compare
+        return  # a missing, special or non-UTF-8 file: nothing we can compare
     key = ident.session_id or f"task-{task.id}"
     if changed(task.id, numbers, key):
         from missioncache_hookio.output import emit

@@ -79,10 +79,10 @@ def banner(task, invested: str, session_id, source, compactions: str = "") -> st
 
 
 def context_digest(task) -> str:
-    from missioncache_context import digest, read_file
+    from missioncache_context import digest, read_head
 
-    try:
-        text = digest(read_file(task.context_path), DIGEST_LIMIT)
+    try:  # the head only (newest entries are on top): a 50 MB file costs what it shows
+        text = digest(read_head(task.context_path), DIGEST_LIMIT)
     except (OSError, ValueError):
         return ""
     if not text:

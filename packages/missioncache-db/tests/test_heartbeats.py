@@ -272,8 +272,11 @@ def hold_write_lock(path):
 
 
 def spool_files():
+    """What is left to ingest (quarantined entries are never read again)."""
     directory = heartbeat_spool_dir()
-    return sorted(p.name for p in directory.iterdir()) if directory.exists() else []
+    if not directory.exists():
+        return []
+    return sorted(p.name for p in directory.iterdir() if p.name != "quarantine")
 
 
 def test_busy_heartbeat_is_spooled_with_its_timestamp_then_ingested(roots):
@@ -345,6 +348,9 @@ def test_torn_foreign_and_orphan_lines_are_skipped(db):
         ("01" * 16, None)
     ]
     assert spool_files() == []
+    # the unparsable lines are kept aside once; the torn last line is just skipped
+    (bad_file,) = (heartbeat_spool_dir() / "quarantine").iterdir()
+    assert bad_file.read_text().splitlines() == ["[1, 2]", "not json"]
 
 
 def test_writer_reappends_when_its_file_was_claimed_meanwhile(roots, monkeypatch):

@@ -202,3 +202,17 @@ def test_data_root_before_repository(db, roots):
 def test_active_tasks_for_cwd_outside_repositories(db, workdir):
     db.create_task("a", repo=workdir)
     assert db.active_tasks_for_cwd_repo(os.path.dirname(workdir)) == []
+
+
+def test_a_cwd_named_with_non_utf8_bytes_resolves_to_its_repository(db, workdir):
+    """Regression (issue 12, item 4): POSIX paths are bytes. In a subdirectory whose name
+    is not UTF-8 the cwd holds lone surrogates, SQLite refused to bind them, and every
+    hook failed there: no banner, no heartbeat, no snapshot."""
+    task = db.create_task("a", repo=workdir)
+    inside = os.fsencode(workdir) + b"/caf\xe9-\xff"
+    os.mkdir(inside)
+    cwd = os.fsdecode(inside)
+    assert db.find_task_for_cwd(cwd).id == task.id
+    assert [t.id for t in db.active_tasks_for_cwd_repo(cwd)] == [task.id]
+    assert db.record_heartbeat_auto(cwd, "s1") is True
+    assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 1

@@ -34,9 +34,11 @@ _EXPORTS = {
     "digest": "context_digest",
     "update_file": "update",
     "read_file": "update",
+    "read_head": "update",
     "UpdateResult": "update",
     "NotUtf8Error": "update",
     "FileChangedError": "update",
+    "SaveDivertedError": "update",
 }
 
 __all__ = sorted(_EXPORTS)

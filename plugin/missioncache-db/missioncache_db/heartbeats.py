@@ -108,10 +108,8 @@ def ingest_spool(
     inserted = 0
     for path in files:
         batch: list[dict] = []
-        for raw in spool.read_records(path):
-            record = valid_record(raw)
-            if record is not None:
-                batch.append(record)
+        for record in spool.read_records(path, valid_record):  # bad lines: quarantined
+            batch.append(record)
             if len(batch) >= _BATCH:
                 inserted += insert_records(conn, batch)
                 batch = []

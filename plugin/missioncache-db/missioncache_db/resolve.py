@@ -82,6 +82,7 @@ def _from_data_root(conn: sqlite3.Connection, real_cwd: str) -> Task | None:
     if rel == os.curdir or parts[0] == os.pardir:
         return None
     keys = ["active/" + "/".join(parts[:depth]) for depth in (2, 1) if len(parts) >= depth]
+    keys = [key for key in keys if _storable(key)]
     for key in keys:
         found = query_tasks(conn, "WHERE t.full_path = ? AND t.status = 'active'", (key,))
         if found:
@@ -89,11 +90,24 @@ def _from_data_root(conn: sqlite3.Connection, real_cwd: str) -> Task | None:
     return None
 
 
+def _storable(path: str) -> bool:
+    """Whether ``path`` can be a stored (UTF-8) path. POSIX paths are bytes: a directory
+    named with bytes that are not UTF-8 reaches us as lone surrogates, which SQLite
+    refuses to bind (UnicodeEncodeError made every hook fail in such a directory). It
+    can never equal a stored path, but a directory above it can."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _ancestors(real_cwd: str) -> list[str]:
-    """``real_cwd`` and every directory above it, deepest first."""
+    """``real_cwd`` and every directory above it that could be stored, deepest first."""
     paths, current = [], real_cwd
     while True:
-        paths.append(current)
+        if _storable(current):
+            paths.append(current)
         parent = os.path.dirname(current)
         if parent == current:
             return paths

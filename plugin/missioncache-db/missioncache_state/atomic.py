@@ -79,6 +79,40 @@ def _create_temp(path: str) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {path}")
 
 
+STALE_TEMP_SECONDS = 600  # no live write takes this long; an older temp file is a leftover
+
+
+def sweep_stale_temps(path: StrPath, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove the temp files (``.<name>.<hex>.tmp``) that writers killed mid-write left
+    beside ``path``, if older than ``older_than`` seconds; returns how many. WHY the age:
+    a live writer's temp file lives milliseconds, and one that is not ours to judge
+    (a writer not holding the caller's lock) is left alone until it is clearly dead."""
+    import time
+
+    folder, name = os.path.split(os.fspath(path))
+    prefix, removed = f".{name}.", 0
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return 0
+    now = time.time()
+    for entry in entries:
+        middle = entry[len(prefix) : -len(".tmp")]
+        if not (entry.startswith(prefix) and entry.endswith(".tmp") and len(middle) == 12):
+            continue
+        if any(char not in "0123456789abcdef" for char in middle):
+            continue
+        full = os.path.join(folder, entry)
+        try:
+            info = os.lstat(full)
+            if now - info.st_mtime > older_than and not os.path.islink(full):
+                os.unlink(full)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
 def atomic_write_text(
     path: StrPath, text: str, *, encoding: str = "utf-8", durable: bool = True
 ) -> None:

@@ -336,6 +336,7 @@ def task_headings(text: str) -> list[str]:
     """Normalised numbers of ``### Task N`` / ``### Task N: title`` headings (any case),
     outside fences, first occurrence order, without duplicates."""
     numbers: list[str] = []
+    seen: set[str] = set()  # a set, not `in numbers`: that was quadratic in the headings
     for _index, level, title in Doc(text).headings():
         if level != 3:
             continue
@@ -343,6 +344,7 @@ def task_headings(text: str) -> list[str]:
         if raw is None:
             continue
         number = normalize_number(raw)
-        if number is not None and number not in numbers:
+        if number is not None and number not in seen:
+            seen.add(number)
             numbers.append(number)
     return numbers

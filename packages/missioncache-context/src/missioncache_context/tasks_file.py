@@ -26,10 +26,11 @@ class TaskItem(namedtuple("TaskItem", "number text done line")):
     __slots__ = ()
 
 
-class MarkResult(namedtuple("MarkResult", "text matched unmatched already_done")):
+class MarkResult(namedtuple("MarkResult", "text matched unmatched already_done flipped")):
     """Outcome of :func:`mark_done`: the new ``text``; the selectors that ``matched`` an item
     (flipped now or already checked), those ``unmatched``; ``already_done`` is the subset of
-    matched selectors whose item was checked before (nothing to flip)."""
+    matched selectors whose item was checked before (nothing to flip); ``flipped`` is
+    (selector, item as it was before) for each item checked now, in selector order."""
 
     __slots__ = ()
 
@@ -108,8 +109,10 @@ def parse_items(text: str) -> list[TaskItem]:
 def pending_numbers(text: str) -> list[str]:
     """Numbers of unchecked items, in file order, without duplicates."""
     numbers: list[str] = []
+    seen: set[str] = set()  # a set, not `in numbers`: that was quadratic in the items
     for item in parse_items(text):
-        if not item.done and item.number is not None and item.number not in numbers:
+        if not item.done and item.number is not None and item.number not in seen:
+            seen.add(item.number)
             numbers.append(item.number)
     return numbers
 
@@ -126,19 +129,36 @@ def divergent_tasks(context_text: str, tasks_text: str) -> list[str]:
 # -- mark_done -----------------------------------------------------------------------------
 
 
-def _pick(items: list[TaskItem], selector: object, flipped: set[int]) -> tuple[int | None, bool]:
-    """(line to flip or None, matched) for one selector, given lines already flipped."""
+class _Index:
+    """Items looked up by number and by folded text, built once per mark_done: looking
+    each selector up by scanning every item re-did the whole file's work per selector."""
+
+    def __init__(self, items: list[TaskItem]) -> None:
+        self.items = items
+        self.by_number: dict[str, list[TaskItem]] = {}
+        for item in items:
+            if item.number is not None:
+                self.by_number.setdefault(item.number, []).append(item)
+        self._folded: list[str] | None = None
+
+    def containing(self, needle: str) -> list[TaskItem]:
+        if self._folded is None:
+            self._folded = [item.text.casefold() for item in self.items]
+        return [item for item, text in zip(self.items, self._folded) if needle in text]
+
+
+def _pick(index: _Index, selector: object, flipped: set[int]) -> tuple[TaskItem | None, bool]:
+    """(item to flip or None, matched) for one selector, given lines already flipped."""
     number = normalize_number(selector) if isinstance(selector, (int, str)) else None
     if number is not None:
-        candidates = [item for item in items if item.number == number]
+        candidates = index.by_number.get(number, [])
     elif isinstance(selector, str) and selector.strip():
-        needle = selector.strip().casefold()
-        candidates = [item for item in items if needle in item.text.casefold()]
+        candidates = index.containing(selector.strip().casefold())
     else:
         return None, False
     for item in candidates:
         if not item.done and item.line not in flipped:
-            return item.line, True
+            return item, True
     return None, bool(candidates)
 
 
@@ -149,24 +169,26 @@ def mark_done(text: str, selectors: Iterable[object] | int | str) -> MarkResult:
     flips exactly that item - ``3`` never flips ``3.1``. Any other string flips the first
     unchecked item whose text contains it, case-insensitively. Selectors apply in order; a
     selector whose item is already checked is matched and listed in ``already_done``.
+    The file is parsed once, however many selectors there are.
     """
     if isinstance(selectors, (int, str)):
         selectors = [selectors]
     doc = Doc(text)
     scanned = _scan(doc)
-    items = [entry[0] for entry in scanned]
+    index = _Index([entry[0] for entry in scanned])
     marks = {entry[0].line: entry[1] for entry in scanned}
     flipped: set[int] = set()
-    matched, unmatched, already_done = [], [], []
+    matched, unmatched, already_done, changed = [], [], [], []
     for selector in selectors:
-        line, hit = _pick(items, selector, flipped)
-        if line is not None:
-            flipped.add(line)
+        item, hit = _pick(index, selector, flipped)
+        if item is not None:
+            flipped.add(item.line)
+            changed.append((selector, item))
         (matched if hit else unmatched).append(selector)
-        if hit and line is None:
+        if hit and item is None:
             already_done.append(selector)
     new_text = doc.replace_many([(marks[line], marks[line] + 1, "x") for line in flipped])
-    return MarkResult(new_text, matched, unmatched, already_done)
+    return MarkResult(new_text, matched, unmatched, already_done, changed)
 
 
 # -- append_items --------------------------------------------------------------------------

@@ -16,6 +16,17 @@ line (with a unique ``uid``) to a spool file instead. Design, and why it is cras
   (perhaps already read) file. So after writing it checks that its path still names the
   file it wrote to, and otherwise appends the same line again to a fresh file: the
   duplicate ``uid`` is ignored if the first copy was ingested after all.
+
+A bad entry must not stop time tracking for good (it is read again after every failed
+ingest), so whatever cannot be ingested is *quarantined*: moved to ``quarantine/``
+inside the spool folder and never read again. That covers lines that do not parse
+(including JSON nested deeply enough to raise RecursionError), values no database row
+can hold (integers beyond 64 bits, non-finite numbers, nesting deeper than
+``MAX_DEPTH``), records the caller's check rejects by raising (an epoch no clock can
+show), and spool entries that are not regular files (a FIFO would block the reader
+forever, a directory cannot be read). Bad lines go to ``quarantine/<file>.bad``, whole
+non-regular entries to ``quarantine/<name>``; :func:`quarantined` lists them for
+``missioncache-db doctor``.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any, Union
 
     StrPath = Union[str, os.PathLike]
@@ -35,6 +46,11 @@ if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook 
 SPOOL_SUFFIX = ".jsonl"
 CLAIMED_SUFFIX = ".claimed"
 MAX_LINE = 65536  # a heartbeat line is tiny; anything longer is not ours
+MAX_FILE = 64 << 20  # a spool file is read this far at most: the rest is quarantined
+MAX_DEPTH = 32  # a record nested deeper than this is not ours (and could not be stored)
+QUARANTINE = "quarantine"
+BAD_SUFFIX = ".bad"
+_INT64 = 1 << 63
 _ATTEMPTS = 5
 _token: tuple[int, str] | None = None
 
@@ -82,20 +98,108 @@ def _still_named(path: str, written: os.stat_result) -> bool:
     return (current.st_dev, current.st_ino) == (written.st_dev, written.st_ino)
 
 
+def quarantine_dir(directory: StrPath) -> str:
+    """Where the spool's bad entries are kept (inside the spool, never read again)."""
+    return os.path.join(os.fspath(directory), QUARANTINE)
+
+
+def quarantined(directory: StrPath) -> list[str]:
+    """The quarantined entries of a spool (full paths, sorted), for a doctor to report:
+    ``*.bad`` files hold bad lines, one per line; anything else is a whole spool entry
+    that was not a regular file."""
+    folder = quarantine_dir(directory)
+    try:
+        names = [name for name in os.listdir(folder) if name != REPORTED]
+    except OSError:
+        return []
+    return sorted(os.path.join(folder, name) for name in names)
+
+
+REPORTED = ".reported"  # names already reported, one per line, in the quarantine folder
+
+
+def take_unreported(directory: StrPath) -> list[str]:
+    """Quarantined entries not reported yet (names), now marked as reported: whoever
+    tells the human (SessionStart, ``doctor``) calls this so each bad entry is reported
+    once. A name is marked only after it has been returned."""
+    folder = quarantine_dir(directory)
+    try:
+        with open(os.path.join(folder, REPORTED), "rb") as handle:
+            seen = set(handle.read(1 << 20).decode("utf-8", "replace").splitlines())
+    except OSError:
+        seen = set()
+    new = [os.path.basename(p) for p in quarantined(directory)]
+    new = [name for name in new if name != REPORTED and name not in seen]
+    if new:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(os.path.join(folder, REPORTED), flags, 0o600)
+            try:
+                os.write(fd, "".join(f"{name}\n" for name in new).encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # reported again next time rather than never
+    return new
+
+
+def _quarantine_entry(directory: str, name: str) -> None:
+    """Move a whole spool entry (a FIFO, a directory, a link) out of the reader's way."""
+    folder = quarantine_dir(directory)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        os.rename(os.path.join(directory, name), os.path.join(folder, name))
+    except OSError:
+        pass  # it stays; _is_regular keeps it from being opened all the same
+
+
+def _quarantine_line(path: str, raw: bytes) -> None:
+    """Append a line that cannot be ingested to ``quarantine/<file>.bad``."""
+    directory, name = os.path.split(path)
+    folder = quarantine_dir(directory)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(os.path.join(folder, name + BAD_SUFFIX), flags, 0o600)
+        try:
+            os.write(fd, raw if raw.endswith(b"\n") else raw + b"\n")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # the line is dropped from the spool all the same: it can never be ingested
+
+
+def _is_regular(path: str) -> bool:
+    import stat
+
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     """Claim spool files (rename to a unique ``*.claimed`` name) and return every claimed
     file waiting, including ones a crashed ingester left behind. Call while holding
-    the database write lock, which serialises ingesters."""
+    the database write lock, which serialises ingesters. An entry that is not a regular
+    file is quarantined instead."""
     directory = os.fspath(directory)
     try:
         names = sorted(os.listdir(directory))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    claimed = [os.path.join(directory, n) for n in names if n.endswith(CLAIMED_SUFFIX)]
+    claimed = []
+    for name in names:
+        if not name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)):
+            continue
+        if not _is_regular(os.path.join(directory, name)):
+            _quarantine_entry(directory, name)
+        elif name.endswith(CLAIMED_SUFFIX):
+            claimed.append(os.path.join(directory, name))
     for name in names:
         if limit is not None and len(claimed) >= limit:
             break
-        if not name.endswith(SPOOL_SUFFIX):
+        if not name.endswith(SPOOL_SUFFIX) or not _is_regular(os.path.join(directory, name)):
             continue
         unique = f"{name[: -len(SPOOL_SUFFIX)]}.{os.urandom(8).hex()}{CLAIMED_SUFFIX}"
         target = os.path.join(directory, unique)
@@ -107,22 +211,71 @@ def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     return claimed[:limit] if limit is not None else claimed
 
 
-def read_records(path: StrPath) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a claimed file, one per line; torn or foreign lines skipped."""
+def _storable(value: object, depth: int = 0) -> bool:
+    """Whether a parsed value fits a database row: no integer beyond 64 bits (SQLite
+    raises OverflowError), no NaN or infinity, no nesting deeper than MAX_DEPTH."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int):
+        return -_INT64 <= value < _INT64
+    if isinstance(value, float):
+        return value - value == 0.0  # False for NaN and infinities, no math import
+    if depth >= MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return all(_storable(item, depth + 1) for item in value.values())
+    if isinstance(value, list):
+        return all(_storable(item, depth + 1) for item in value)
+    return False
+
+
+def _lines(path: str) -> Iterator[bytes]:
+    """The lines of a claimed file, read without blocking and at most MAX_FILE bytes;
+    nothing when it is missing or not a regular file."""
+    from missioncache_state.files import open_regular
+
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - a missing file is simply empty
+        fd = open_regular(path)
     except OSError:
         return
-    with handle:
-        for raw in handle:
-            if len(raw) > MAX_LINE or not raw.endswith(b"\n"):
-                continue
-            try:
-                record = loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                continue
-            if isinstance(record, dict):
-                yield record
+    with os.fdopen(fd, "rb") as handle:
+        left = MAX_FILE
+        while left > 0:
+            raw = handle.readline(min(MAX_LINE + 1, left))
+            if not raw:
+                return
+            left -= len(raw)
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                rest = handle.readline(left)  # the rest of an overlong line goes with it
+                left -= len(rest)
+                raw += rest
+            yield raw
+        rest = handle.read(MAX_LINE)
+        if rest:
+            _quarantine_line(path, b"[spool file longer than MAX_FILE; rest not read]")
+
+
+def read_records(path: StrPath, check: Callable[[dict], Any] | None = None) -> Iterator[Any]:
+    """The records of a claimed file, one JSON object per line. A torn last line (no
+    newline: its writer died mid-write) is skipped; any other line that cannot be
+    ingested is quarantined, so it is never read again. With ``check``, each record is
+    passed through it and what it returns is yielded; None skips the record, an
+    exception quarantines it (a record no later ingest could take either)."""
+    path = os.fspath(path)
+    for raw in _lines(path):
+        if not raw.endswith(b"\n"):
+            continue  # torn by a crash mid-write: the writer's uid retry covers it
+        try:
+            record = loads(raw.decode("utf-8")) if len(raw) <= MAX_LINE else None
+            if not (isinstance(record, dict) and _storable(record)):
+                raise ValueError("not a storable JSON object")
+            if check is not None:
+                record = check(record)
+        except Exception:  # RecursionError, OverflowError, ...: no later ingest could take it
+            _quarantine_line(path, raw)
+            continue
+        if record is not None:
+            yield record
 
 
 def remove(paths: list[StrPath]) -> None:

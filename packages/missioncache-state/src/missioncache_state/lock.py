@@ -69,6 +69,16 @@ def _unlock(fd: int) -> None:
     fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+def _still_named(path: str, fd: int) -> bool:
+    """Whether ``path`` still names the file open on ``fd`` (not removed or replaced)."""
+    try:
+        named = os.lstat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
 class FileLock:
     """``with FileLock(path, timeout=5): ...`` holds an exclusive lock on ``path.lock``.
 
@@ -83,21 +93,35 @@ class FileLock:
 
     def acquire(self) -> None:
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        fd = _open_lock_file(self.path)
         deadline = time.monotonic() + max(self.timeout, 0.0)
         delay = 0.001
-        while not _try_lock(fd):
-            if time.monotonic() >= deadline:
-                os.close(fd)
-                raise LockTimeout(f"could not lock {self.path} within {self.timeout:g}s")
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-        self._fd = fd
+        while True:
+            fd = _open_lock_file(self.path)
+            while not _try_lock(fd):
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise LockTimeout(f"could not lock {self.path} within {self.timeout:g}s")
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+            if _still_named(self.path, fd):
+                self._fd = fd
+                return
+            # The holder we waited for removed the sidecar on release: our lock is on a
+            # file nobody else will ever open again. Lock the current one instead.
+            _unlock(fd)
+            os.close(fd)
 
     def release(self) -> None:
+        """Unlock, removing the sidecar first so task folders do not fill with
+        ``.lock`` files: a waiter that locked the removed file notices in acquire()."""
         if self._fd is None:
             return
         try:
+            if sys.platform != "win32" and _still_named(self.path, self._fd):
+                try:
+                    os.unlink(self.path)
+                except OSError:
+                    pass  # a read-only folder: the sidecar stays, still correct
             _unlock(self._fd)
         finally:
             os.close(self._fd)

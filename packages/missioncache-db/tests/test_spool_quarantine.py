@@ -1,0 +1,108 @@
+"""Issue 12, item 3: one bad spool entry must not stop time tracking for good.
+
+Regression: a deeply nested line (RecursionError), an epoch no clock can show
+(OverflowError), an integer no SQLite row can hold, or a FIFO in the spool made every
+later ingest fail or hang, and since the bad entry stayed, forever. Now each is
+quarantined once, the good heartbeats beside it are counted, and later heartbeats go
+straight in."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from missioncache_db import spool
+
+T0 = 1_700_000_000
+
+
+def _good(task_id: int, uid: str, offset: int = 0) -> dict:
+    return {"uid": uid, "task_id": task_id, "epoch": T0 + offset, "session_id": "s1"}
+
+
+def _bad_lines(task_id: int) -> list[bytes]:
+    deep = "[" * 5000 + "]" * 5000
+    nested = f'{{"uid": "ab", "task_id": {task_id}, "epoch": {T0}, "context": {deep}}}'
+    return [
+        nested.encode(),  # RecursionError in the JSON reader
+        json.dumps(_good(task_id, "cd") | {"epoch": 10**18}).encode(),  # OverflowError
+        json.dumps(_good(task_id, "ef") | {"epoch": 1e300}).encode(),
+        json.dumps(_good(10**30, "0a")).encode(),  # no SQLite integer holds it
+        json.dumps(_good(task_id, "0b") | {"context": {"n": float("inf")}}).encode(),
+    ]
+
+
+def _spool_file(db, name: str, lines: list[bytes]) -> str:
+    os.makedirs(db.spool_folder, exist_ok=True)
+    path = os.path.join(db.spool_folder, name)
+    with open(path, "wb") as handle:
+        handle.write(b"".join(line + b"\n" for line in lines))
+    return path
+
+
+def test_bad_spool_lines_are_quarantined_and_good_ones_counted(db):
+    task = db.create_task("a")
+    lines = _bad_lines(task.id)
+    good = [json.dumps(_good(task.id, uid, n)).encode() for n, uid in enumerate(["01", "02"])]
+    _spool_file(db, "1-aa.jsonl", [good[0], *lines, good[1]])
+    assert db.process_heartbeats(now=T0 + 10) == 2
+    # a new heartbeat goes straight in, and the bad lines are never read again
+    assert db.record_heartbeat(task.id, "s1", timestamp=T0 + 20) == "db"
+    assert db.process_heartbeats(now=T0 + 30) == 1
+    uids = {row[0] for row in db.conn.execute("SELECT uid FROM heartbeats")}
+    assert {"01", "02"} <= uids and not uids & {"ab", "cd", "ef", "0a", "0b"}
+    kept = spool.quarantined(db.spool_folder)
+    assert len(kept) == 1 and kept[0].endswith(".bad")
+    with open(kept[0], "rb") as handle:
+        assert handle.read().count(b"\n") == len(lines)
+    assert [n for n in os.listdir(db.spool_folder) if n != spool.QUARANTINE] == []
+
+
+def test_a_bad_line_costs_no_heartbeat_being_recorded(db):
+    task = db.create_task("a")
+    _spool_file(db, "2-bb.jsonl", _bad_lines(task.id))
+    assert db.record_heartbeat(task.id, "s1", timestamp=T0) == "db"
+    assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 1
+    assert spool.quarantined(db.spool_folder)
+
+
+def test_a_fifo_or_directory_in_the_spool_is_moved_aside_not_read(db, child_env):
+    task = db.create_task("a")
+    os.makedirs(db.spool_folder, exist_ok=True)
+    os.mkfifo(os.path.join(db.spool_folder, "3-cc.jsonl"))
+    os.mkfifo(os.path.join(db.spool_folder, "4-dd.claimed"))
+    os.mkdir(os.path.join(db.spool_folder, "5-ee.jsonl"))
+    _spool_file(db, "6-ff.jsonl", [json.dumps(_good(task.id, "0c")).encode()])
+    # In a child with a deadline: the old reader blocked on the FIFO forever.
+    code = (
+        "from missioncache_db import TaskDB\n"
+        "db = TaskDB(busy_timeout=5.0)\n"
+        f"print(db.process_heartbeats(now={T0 + 10}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+    names = sorted(os.path.basename(p) for p in spool.quarantined(db.spool_folder))
+    assert names == ["3-cc.jsonl", "4-dd.claimed", "5-ee.jsonl"]
+    assert [n for n in os.listdir(db.spool_folder) if n != spool.QUARANTINE] == []
+
+
+def test_each_quarantined_entry_is_reported_once(db):
+    task = db.create_task("a")
+    _spool_file(db, "7-gg.jsonl", _bad_lines(task.id)[:1])
+    db.process_heartbeats(now=T0)
+    first = spool.take_unreported(db.spool_folder)
+    assert len(first) == 1 and first[0].startswith("7-gg.")
+    assert spool.take_unreported(db.spool_folder) == []
+    os.mkfifo(os.path.join(db.spool_folder, "8-hh.jsonl"))
+    db.process_heartbeats(now=T0 + 1)
+    assert spool.take_unreported(db.spool_folder) == ["8-hh.jsonl"]
+    assert len(spool.quarantined(db.spool_folder)) == 2
