@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""SessionStart: install the bundled rules, map the terminal to this session, and tell
-Claude (and the human, in one line) which MissionCache task this session tracks.
+"""SessionStart: remove the rules file earlier versions installed, map the terminal to this
+session, and tell Claude (and the human, in one line) which MissionCache task this session
+tracks, with the instructions for working on it.
 
 Output is ONE JSON object: ``systemMessage`` for the human, ``additionalContext`` for
 Claude (the "Active Task Detected" banner; after compact/resume/clear also a digest of
 the context file). No task, bad input or an unusable database: no output at all.
 A failed pre-compaction snapshot (recorded by pre_compact.py) is reported once, then
-cleared. Rules install whatever else happens. See docs/hooks.md.
+cleared. The legacy rules cleanup runs whatever else happens. See docs/hooks.md.
 """
 
 from __future__ import annotations
@@ -26,18 +27,19 @@ BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
 MAX_NAMED = 5
-UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
 
 
-def install_rules() -> None:
-    """Rules live in ``<plugin root>/rules``; the plugin root is this script's parent dir."""
-    from missioncache_state.rules import install_bundled_rules
+def remove_legacy_rules() -> None:
+    """Claude Code loads ``~/.claude/rules/`` into every project, even after uninstall:
+    the managed file an earlier version put there goes (a user's file stays)."""
+    from missioncache_state.rules import remove_legacy_rules as remove
 
-    plugin_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    install_bundled_rules(os.path.join(plugin_root, "rules"))
+    remove()
 
 
 def banner(task, invested: str, session_id, source) -> str:
+    from missioncache_hookio.guide import task_instructions
+
     lines = [
         "## MissionCache: Active Task Detected",
         "",
@@ -55,9 +57,7 @@ def banner(task, invested: str, session_id, source) -> str:
         "",
         "Tip: run `/missioncache:load` to read this task's full context before starting work.",
         "",
-        f"**Task tracking:** for MissionCache tasks use `{UPDATE_TOOL}` to check items off in"
-        " the tasks file, not the built-in TaskCreate / todo tools (those are Claude Code's"
-        " in-conversation list, not the MissionCache tasks file).",
+        task_instructions(),
     ]
     return "\n".join(lines)
 
@@ -125,9 +125,9 @@ def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
     try:
-        install_rules()
+        remove_legacy_rules()
     except Exception:
-        pass  # rules are best effort and independent of everything below
+        pass  # best effort and independent of everything below
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return

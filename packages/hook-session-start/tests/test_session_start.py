@@ -204,32 +204,41 @@ def test_terminal_session_mapping_file_and_row(hook, mc_env, mc_task):
     assert rows == [("w0t1p0-ABC-123", SID)]
 
 
-def test_rules_installed_user_file_kept_symlink_replaced(hook, mc_env, built_plugin, tmp_path):
+LEGACY_RULE = b"<!-- missioncache-plugin:managed -- installed by the MissionCache plugin -->\n# x\n"
+
+
+def test_legacy_rules_file_removed_user_file_kept(hook, mc_env, tmp_path):
+    """Issue 12 item 8: Claude Code loads ~/.claude/rules/ into every project, even after
+    uninstall; the managed file an earlier version installed goes, a user's file stays,
+    and nothing is installed in its place (with or without a task)."""
     rules = mc_env.claude_dir / "rules"
     rules.mkdir()
-    bundled = (built_plugin / "rules" / "missioncache.md").read_bytes()
+    installed_rule(mc_env).write_bytes(LEGACY_RULE)
+    start(hook)
+    assert not installed_rule(mc_env).exists()
     target = tmp_path / "legacy-target.md"
-    target.write_bytes(b"legacy target\n")
-    os.symlink(target, rules / "missioncache.md")
+    target.write_bytes(LEGACY_RULE)
+    os.symlink(target, installed_rule(mc_env))
     start(hook)
-    assert not os.path.islink(rules / "missioncache.md")
-    assert (rules / "missioncache.md").read_bytes() == bundled
-    assert target.read_bytes() == b"legacy target\n"
-    # identical: left alone
-    before = os.stat(rules / "missioncache.md")
+    assert not os.path.lexists(installed_rule(mc_env))
+    assert target.read_bytes() == LEGACY_RULE  # the link went, never its target
+    installed_rule(mc_env).write_bytes(b"# my own rules\n")
     start(hook)
-    after = os.stat(rules / "missioncache.md")
-    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
-    # user-owned (marker removed): never touched
-    (rules / "missioncache.md").write_bytes(b"# my own rules\n")
-    start(hook)
-    assert (rules / "missioncache.md").read_bytes() == b"# my own rules\n"
+    assert installed_rule(mc_env).read_bytes() == b"# my own rules\n"
+    assert os.listdir(rules) == ["missioncache.md"]
+
+
+def test_no_rules_file_is_installed(hook, mc_env, mc_task):
+    assert "Working on a MissionCache task" in context_of(start(hook))
+    assert not (mc_env.claude_dir / "rules").exists()
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS)
-def test_bad_stdin_is_silent_but_rules_install(hook, mc_env, mc_task, raw):
+def test_bad_stdin_is_silent_but_legacy_rules_are_removed(hook, mc_env, mc_task, raw):
+    installed_rule(mc_env).parent.mkdir()
+    installed_rule(mc_env).write_bytes(LEGACY_RULE)
     assert hook(raw).silent()
-    assert installed_rule(mc_env).is_file()
+    assert not installed_rule(mc_env).exists()
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
