@@ -145,15 +145,20 @@ def main() -> None:
     try:
         db = open_if_set_up(BUSY_TIMEOUT)
         if db is None:
-            return  # MissionCache not set up: nothing to track, and no database to create
+            from missioncache_db.health import not_a_file_reason
+
+            reason = not_a_file_reason()  # a directory or FIFO where tasks.db should be
+            if reason:
+                warn_broken_database(reason, ident.session_id)
+            return  # else MissionCache is not set up: nothing to track or to create
         with db:
             track(db, ident, text_field(payload, "source"))
     except Exception as error:
-        from missioncache_db.health import is_broken
+        from missioncache_db.health import is_broken, plain_reason
 
         if not is_broken(error):
             raise
-        warn_broken_database(error, ident.session_id)
+        warn_broken_database(plain_reason(error), ident.session_id)
 
 
 def track(db, ident, source) -> None:
@@ -185,11 +190,10 @@ def launcher_command() -> str:
     return f'"{path}"' if " " in path else path
 
 
-def warn_broken_database(error, session_id) -> None:
+def warn_broken_database(reason: str, session_id) -> None:
     """Tell the human, once per session, that tasks.db is unusable and how to diagnose it:
     otherwise the banner, status line, reminders and snapshots just vanish without a word.
     Heartbeats wait in the spool meanwhile (``heartbeat-auto``), so no time is lost."""
-    from missioncache_db.health import plain_reason
     from missioncache_hookio.output import emit_json, hook_json
     from missioncache_state.locations import tasks_db_path
     from missioncache_state.statefile import load_state, save_state
@@ -198,13 +202,13 @@ def warn_broken_database(error, session_id) -> None:
         return  # already told in this session (compaction and resume keep the id)
     message = (
         f"MissionCache: the task database {tasks_db_path()} cannot be used: "
-        f"{plain_reason(error)}. Tasks are not recognised until it is fixed (time is kept"
+        f"{reason}. Tasks are not recognised until it is fixed (time is kept"
         f" in the spool meanwhile). To see what is wrong, run: {launcher_command()} doctor"
     )
     emit_json(hook_json("SessionStart", system_message=message))
     if session_id:
         try:
-            save_state(BROKEN_DB_STATE, {"error": str(error)[:200]}, session_id)
+            save_state(BROKEN_DB_STATE, {"reason": reason}, session_id)
         except OSError:
             pass  # a read-only Claude dir: the warning may repeat, which beats silence
 

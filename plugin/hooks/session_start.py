@@ -27,6 +27,7 @@ BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
 MAX_NAMED = 5
+BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.json
 
 
 def remove_legacy_rules() -> None:
@@ -139,29 +140,77 @@ def main() -> None:
             record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
-    from missioncache_db import open_if_set_up, write_session_binding
+    from missioncache_db import open_if_set_up
 
-    db = open_if_set_up(BUSY_TIMEOUT)
-    if db is None:
-        return  # MissionCache not set up: nothing to track, and no database to create
-    with db:
-        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
-        if task is None:
-            several = db.active_tasks_for_cwd_repo(ident.cwd)
-            if len(several) > 1:
-                from missioncache_hookio.output import emit_json, hook_json
+    try:
+        db = open_if_set_up(BUSY_TIMEOUT)
+        if db is None:
+            from missioncache_db.health import not_a_file_reason
 
-                emit_json(hook_json("SessionStart", additional_context=candidates_hint(several)))
-            return
-        if ident.session_id:
-            try:
-                write_session_binding(ident.session_id, task.name, task.id)
-            except OSError as error:  # a read-only or full Claude dir costs the binding only
-                from missioncache_hookio.output import breadcrumb
+            reason = not_a_file_reason()  # a directory or FIFO where tasks.db should be
+            if reason:
+                warn_broken_database(reason, ident.session_id)
+            return  # else MissionCache is not set up: nothing to track or to create
+        with db:
+            track(db, ident, text_field(payload, "source"))
+    except Exception as error:
+        from missioncache_db.health import is_broken, plain_reason
 
-                breadcrumb(f"session binding not saved: {error}")
-        report(task, db, ident, text_field(payload, "source"))
+        if not is_broken(error):
+            raise
+        warn_broken_database(plain_reason(error), ident.session_id)
 
+
+def track(db, ident, source) -> None:
+    """Resolve this session's task, bind the session to it and report it."""
+    from missioncache_db import write_session_binding
+
+    task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    if task is None:
+        several = db.active_tasks_for_cwd_repo(ident.cwd)
+        if len(several) > 1:
+            from missioncache_hookio.output import emit_json, hook_json
+
+            emit_json(hook_json("SessionStart", additional_context=candidates_hint(several)))
+        return
+    if ident.session_id:
+        try:
+            write_session_binding(ident.session_id, task.name, task.id)
+        except OSError as error:  # a read-only or full Claude dir costs the binding only
+            from missioncache_hookio.output import breadcrumb
+
+            breadcrumb(f"session binding not saved: {error}")
+    report(task, db, ident, source)
+
+
+def launcher_command() -> str:
+    """The plugin's ``missioncache`` command by its full path (no PYTHONPATH needed)."""
+    plugin_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    path = os.path.join(plugin_root, "bin", "missioncache")
+    return f'"{path}"' if " " in path else path
+
+
+def warn_broken_database(reason: str, session_id) -> None:
+    """Tell the human, once per session, that tasks.db is unusable and how to diagnose it:
+    otherwise the banner, status line, reminders and snapshots just vanish without a word.
+    Heartbeats wait in the spool meanwhile (``heartbeat-auto``), so no time is lost."""
+    from missioncache_hookio.output import emit_json, hook_json
+    from missioncache_state.locations import tasks_db_path
+    from missioncache_state.statefile import load_state, save_state
+
+    if session_id and load_state(BROKEN_DB_STATE, session_id) is not None:
+        return  # already told in this session (compaction and resume keep the id)
+    message = (
+        f"MissionCache: the task database {tasks_db_path()} cannot be used: "
+        f"{reason}. Tasks are not recognised until it is fixed (time is kept"
+        f" in the spool meanwhile). To see what is wrong, run: {launcher_command()} doctor"
+    )
+    emit_json(hook_json("SessionStart", system_message=message))
+    if session_id:
+        try:
+            save_state(BROKEN_DB_STATE, {"reason": reason}, session_id)
+        except OSError:
+            pass  # a read-only Claude dir: the warning may repeat, which beats silence
 
 if __name__ == "__main__":
     try:

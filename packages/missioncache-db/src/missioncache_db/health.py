@@ -9,9 +9,11 @@ the command that diagnoses it (``doctor``), and heartbeats wait in the spool mea
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 from missioncache_db.schema import is_busy
+from missioncache_state.locations import tasks_db_path
 
 # (a fragment of SQLite's message, lowercase; what it means for the user)
 _REASONS = (
@@ -38,3 +40,13 @@ def plain_reason(error: BaseException) -> str:
         if fragment in text:
             return reason
     return f"SQLite reports: {' '.join(str(error).split())[:200]}"
+
+
+def not_a_file_reason() -> str | None:
+    """Why tasks.db cannot be opened when something that is not a regular file (a
+    directory, a FIFO, a dangling link) sits at its path; None when it is a file or
+    absent (absent means MissionCache is simply not set up)."""
+    path = tasks_db_path()
+    if os.path.isfile(path) or not os.path.lexists(path):
+        return None
+    return "it is not a regular file (a directory, a device or a broken link is in its place)"
