@@ -100,6 +100,18 @@ def pending_error():
     return line, f"Note: {line}. Run `/missioncache:save` to save the context by hand."
 
 
+def folder_gone_note(task) -> str:
+    """A task whose folder was deleted or moved must not look fine ("tracking ..."):
+    say so, with the ways out, to the human and to Claude."""
+    if os.path.isdir(task.directory_path):
+        return ""
+    name = task.full_path.split("/", 1)[-1]
+    return (
+        f"its folder {task.directory_path} is gone (deleted or moved): run"
+        f" /missioncache:new {name} to recreate its files, or {launcher_command()} close {name}"
+    )
+
+
 def report(task, db, ident, source) -> None:
     from missioncache_db import format_duration
     from missioncache_hookio.output import emit_json, hook_json
@@ -115,6 +127,10 @@ def report(task, db, ident, source) -> None:
         if digest:
             context += "\n\n" + digest
     message = f"MissionCache: tracking {task.name} ({invested} invested)"
+    gone = folder_gone_note(task)
+    if gone:
+        message += f"; {gone}"
+        context += f"\n\nNote: {gone}."
     error = pending_error()
     if error is not None:
         message += f"; {error[0]}"
