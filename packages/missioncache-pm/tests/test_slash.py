@@ -323,7 +323,9 @@ def test_apply_updates_both_files_without_the_mcp_server(world, demo, built_plug
 def test_apply_refuses_a_file_outside_the_data_root_in_one_line(world, demo, tmp_path):
     outside = tmp_path / "x-context.md"
     outside.write_text("# mine\n")
-    out = run_slash(world, "apply", json.dumps({"context_file": str(outside), "recent_change": "x"}))
+    out = run_slash(
+        world, "apply", json.dumps({"context_file": str(outside), "recent_change": "x"})
+    )
     assert out.startswith("MISSIONCACHE ERROR: Refusing to edit")
     assert outside.read_text() == "# mine\n"
     assert run_slash(world, "apply", "{not json").startswith("MISSIONCACHE ERROR: Apply needs")

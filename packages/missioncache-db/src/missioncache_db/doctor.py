@@ -268,7 +268,7 @@ def _commands(settings: dict) -> "List[tuple]":
     if isinstance(line, dict) and isinstance(line.get("command"), str):
         found.append(("the status line", line["command"]))
     hooks = settings.get("hooks")
-    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
             entries = group.get("hooks") if isinstance(group, dict) else None
             for entry in entries if isinstance(entries, list) else ():
