@@ -228,6 +228,7 @@ def warn_broken_database(reason: str, session_id) -> None:
         except OSError:
             pass  # a read-only Claude dir: the warning may repeat, which beats silence
 
+
 if __name__ == "__main__":
     try:
         from missioncache_hookio.output import run_hook

@@ -35,7 +35,7 @@ class Finding(NamedTuple):
     fix: str = ""
 
 
-def check_database(launcher: str) -> "tuple[Optional[TaskDB], List[Finding]]":
+def check_database(launcher: str) -> tuple[Optional[TaskDB], List[Finding]]:
     """Open tasks.db and run SQLite's quick check; the open database when usable."""
     path = locations.tasks_db_path()
     if not os.path.lexists(path):
@@ -261,14 +261,14 @@ def check_settings(launcher: str) -> List[Finding]:
     return findings or [Finding("ok", "settings", f"{path}: our entries point at real files")]
 
 
-def _commands(settings: dict) -> "List[tuple]":
+def _commands(settings: dict) -> List[tuple]:
     """(where, command) for the status line and every hook command in the settings."""
     found = []
     line = settings.get("statusLine")
     if isinstance(line, dict) and isinstance(line.get("command"), str):
         found.append(("the status line", line["command"]))
     hooks = settings.get("hooks")
-    for event, groups in (hooks.items() if isinstance(hooks, dict) else ()):
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
             entries = group.get("hooks") if isinstance(group, dict) else None
             for entry in entries if isinstance(entries, list) else ():

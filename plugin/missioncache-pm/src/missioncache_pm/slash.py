@@ -124,7 +124,7 @@ def _fallback_line() -> str:
     script = os.path.abspath(__file__)
     return (
         "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
-        f" `python3 \"{script}\" apply` with one JSON object on stdin (a quoted heredoc)"
+        f' `python3 "{script}" apply` with one JSON object on stdin (a quoted heredoc)'
         " holding the same arguments as the tools: context_file, recent_change, next_steps,"
         " tasks_file, completed_tasks, new_tasks."
     )
