@@ -283,7 +283,7 @@ def test_without_uvx_the_commands_say_so_once_and_give_the_fallback(world, demo)
     /mcp. The human is told once per session; Claude gets the fallback every time."""
     first = run_slash(world, "load", "demo", PATH=NO_UVX)
     assert "NOTE FOR THE USER: `uvx` (from uv" in first
-    assert "FALLBACK:" in first and " apply` " in first
+    assert "FALLBACK:" in first and " apply` with options" in first
     again = run_slash(world, "save", PATH=NO_UVX)
     assert "NOTE FOR THE USER" not in again and "FALLBACK:" in again
     other_session = run_slash(world, "save", PATH=NO_UVX, CLAUDE_CODE_SESSION_ID="s-other")

@@ -124,9 +124,9 @@ def _fallback_line() -> str:
     script = os.path.abspath(__file__)
     return (
         "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
-        f' `python3 "{script}" apply` with one JSON object on stdin (a quoted heredoc)'
-        " holding the same arguments as the tools: context_file, recent_change, next_steps,"
-        " tasks_file, completed_tasks, new_tasks."
+        f' `python3 "{script}" apply` with options for the same arguments: --context-file'
+        " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
+        " --done N (once per item), --new-task TEXT (once per item)."
     )
 
 
@@ -276,21 +276,52 @@ def _sentence(error: Exception) -> str:
         return " ".join(f"{type(error).__name__}: {error}".split())
 
 
+def apply_arguments(words: List[str]) -> dict:
+    """The tools' arguments from options (``--context-file P --recent-change TEXT
+    --next-step TEXT ... --tasks-file P --done N ... --new-task TEXT ...``), or from one
+    JSON object on stdin when no option is given.
+
+    Options come first because Claude Code refuses a Bash command holding a brace next to
+    a quote ("expansion obfuscation", measured), which any JSON argument does."""
+    if not words:
+        from missioncache_pm.errors import PmError
+        from missioncache_state.json_codec import loads
+
+        try:
+            args = loads(sys.stdin.read(4 * 1024 * 1024))
+        except ValueError as error:
+            raise PmError(f"apply needs options or one JSON object on stdin ({error})") from None
+        return args if isinstance(args, dict) else {}
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            from missioncache_pm.errors import PmError
+
+            raise PmError(f"apply: {message}")
+
+    parser = Parser(prog="slash.py apply", add_help=False)
+    parser.add_argument("--context-file", dest="context_file")
+    parser.add_argument("--recent-change", dest="recent_change", action="append")
+    parser.add_argument("--next-step", dest="next_steps", action="append")
+    parser.add_argument("--tasks-file", dest="tasks_file")
+    parser.add_argument("--done", dest="completed_tasks", action="append")
+    parser.add_argument("--new-task", dest="new_tasks", action="append")
+    parser.add_argument("--notes", dest="notes", action="append")
+    parser.add_argument("--remaining", dest="remaining_summary")
+    return {k: v for k, v in vars(parser.parse_args(words)).items() if v is not None}
+
+
 def cmd_apply(words: List[str]) -> List[str]:
     """The stdlib fallback for the two MCP tools (``update_context_file`` and
-    ``update_tasks_file``): one JSON object (stdin, or the first argument) with their
-    arguments; the same checks, locks and reports, no server needed."""
+    ``update_tasks_file``) with their arguments (see ``apply_arguments``): the same
+    checks, locks and reports, no server needed."""
     from missioncache_pm import edits
     from missioncache_pm.errors import PmError
-    from missioncache_state.json_codec import loads
 
-    raw = words[0] if words and words[0].strip() else sys.stdin.read(4 * 1024 * 1024)
-    try:
-        args = loads(raw)
-    except ValueError as error:
-        raise PmError(f"apply needs one JSON object ({error})") from None
-    if not isinstance(args, dict) or not ({"context_file", "tasks_file"} & set(args)):
-        raise PmError("apply needs a JSON object with context_file and/or tasks_file")
+    args = apply_arguments(words)
+    if not ({"context_file", "tasks_file"} & set(args)):
+        raise PmError("apply needs --context-file and/or --tasks-file")
     out = []
     if "context_file" in args:
         out.append(
