@@ -323,9 +323,37 @@ def test_apply_updates_both_files_without_the_mcp_server(world, demo, built_plug
 def test_apply_refuses_a_file_outside_the_data_root_in_one_line(world, demo, tmp_path):
     outside = tmp_path / "x-context.md"
     outside.write_text("# mine\n")
-    out = run_slash(
-        world, "apply", json.dumps({"context_file": str(outside), "recent_change": "x"})
-    )
+    out = run_slash(world, "apply", "--context-file", str(outside), "--recent-change", "x")
     assert out.startswith("MISSIONCACHE ERROR: Refusing to edit")
     assert outside.read_text() == "# mine\n"
-    assert run_slash(world, "apply", "{not json").startswith("MISSIONCACHE ERROR: Apply needs")
+    assert run_slash(world, "apply", "--bogus").startswith("MISSIONCACHE ERROR: Apply: ")
+    assert run_slash(world, "apply", "--done", "1").startswith(
+        "MISSIONCACHE ERROR: Apply needs --context-file and/or --tasks-file"
+    )
+
+
+def test_apply_with_options_is_what_claude_runs(world, demo):
+    """Options, not JSON: Claude Code refuses a Bash command with a brace beside a quote."""
+    out = run_slash(
+        world,
+        "apply",
+        "--context-file",
+        str(demo.context_file),
+        "--recent-change",
+        "Fixed the parser",
+        "--next-step",
+        "Ship",
+        "--next-step",
+        "Tell the team",
+        "--tasks-file",
+        str(demo.tasks_file),
+        "--done",
+        "1",
+        "--new-task",
+        "Write docs",
+    )
+    assert out.startswith("MISSIONCACHE: saved.")
+    context = demo.context_file.read_text()
+    assert "- Fixed the parser" in context and "- Ship\n- Tell the team\n" in context
+    assert "- [x] 1. Parse" in demo.tasks_file.read_text()
+    assert "- [ ] 3. Write docs" in demo.tasks_file.read_text()
