@@ -65,10 +65,11 @@ def main() -> int:
     cwd, session_id = os.getcwd(), session_id_from_env()
     try:
         from missioncache_db.db import open_if_set_up
-        from missioncache_db.health import not_a_file_reason
 
         db = open_if_set_up(HEARTBEAT_BUSY_TIMEOUT)  # no tasks yet: create nothing
         if db is None:
+            from missioncache_db.health import not_a_file_reason
+
             if not_a_file_reason():
                 spool_unresolved(cwd, session_id)
             return 0
