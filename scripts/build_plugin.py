@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -105,6 +106,8 @@ def build(out: Path) -> None:
     for file in sorted(HAND_WRITTEN.rglob("*")):
         if file.is_file() and "__pycache__" not in file.parts:
             _write(out / file.relative_to(HAND_WRITTEN), file.read_bytes())
+            if file.parent.name == "bin":  # commands a user runs by path: executable
+                (out / file.relative_to(HAND_WRITTEN)).chmod(0o755)
 
 
 def _tree(root: Path) -> set[str]:
@@ -124,6 +127,11 @@ def stale_files(built: Path, committed: Path) -> list[str]:
         return ["plugin/ (missing)"]
     new, old = _tree(built), _tree(committed)
     changed = [f for f in sorted(new & old) if not filecmp.cmp(built / f, committed / f, False)]
+    changed += [  # a launcher that lost its executable bit cannot be run by its path
+        f
+        for f in sorted(new & old)
+        if os.access(built / f, os.X_OK) != os.access(committed / f, os.X_OK)
+    ]
     return sorted(new ^ old) + changed
 
 

@@ -39,3 +39,17 @@ def test_a_changed_or_extra_built_file_is_stale(built_plugin: Path, tmp_path):
     done = check(copy)
     assert done.returncode == 1
     assert "hooks/stop.py" in done.stderr and "hooks/extra.py" in done.stderr
+
+
+def test_the_launcher_is_built_executable_and_losing_the_bit_is_stale(built_plugin, tmp_path):
+    """Issue 12 item 12: `<plugin>/bin/missioncache` is run by its path, so it must stay
+    executable in the committed tree (git keeps the bit; a marketplace install copies it)."""
+    import os
+
+    assert os.access(built_plugin / "bin" / "missioncache", os.X_OK)
+    copy = tmp_path / "plugin"
+    shutil.copytree(built_plugin, copy)
+    (copy / "bin" / "missioncache").chmod(0o644)
+    done = check(copy)
+    assert done.returncode == 1
+    assert "bin/missioncache" in done.stderr

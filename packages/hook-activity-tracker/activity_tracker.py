@@ -54,8 +54,10 @@ def main() -> None:
         return
     from missioncache_state.locations import tasks_db_path
 
-    if not os.path.isfile(tasks_db_path()):
+    if not os.path.lexists(tasks_db_path()):
         return  # MissionCache not set up: no task to credit, no process worth starting
+    # Anything else at that path (even a directory: a broken setup) starts the child,
+    # which keeps the heartbeat in the spool until the database works again.
     ident = identity(payload)
     from missioncache_hookio.spawn import spawn_detached
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""SessionStart: install the bundled rules, map the terminal to this session, and tell
-Claude (and the human, in one line) which MissionCache task this session tracks.
+"""SessionStart: remove the rules file earlier versions installed, map the terminal to this
+session, and tell Claude (and the human, in one line) which MissionCache task this session
+tracks, with the instructions for working on it.
 
 Output is ONE JSON object: ``systemMessage`` for the human, ``additionalContext`` for
 Claude (the "Active Task Detected" banner; after compact/resume/clear also a digest of
 the context file; on startup/resume/clear the task's last compaction summary). No task,
 bad input or an unusable database: no output at all. A failed pre-compaction snapshot
-(recorded by pre_compact.py) is reported once, then cleared. Rules install whatever else
-happens. See docs/hooks.md and docs/compactions.md.
+(recorded by pre_compact.py) is reported once, then cleared. The legacy rules cleanup runs
+whatever else happens. See docs/hooks.md and docs/compactions.md.
 
 Everything for Claude is assembled from labelled parts with priorities and fitted into ONE
 budget (``missioncache_hookio.budget.fit``): Claude Code moves a hook's text over 10,000
@@ -40,18 +41,20 @@ PRIORITY_NOTE = 90
 PRIORITY_DIGEST = 60
 PRIORITY_SUMMARY = 50
 MAX_NAMED = 5
-UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
+BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.json
 
 
-def install_rules() -> None:
-    """Rules live in ``<plugin root>/rules``; the plugin root is this script's parent dir."""
-    from missioncache_state.rules import install_bundled_rules
+def remove_legacy_rules() -> None:
+    """Claude Code loads ``~/.claude/rules/`` into every project, even after uninstall:
+    the managed file an earlier version put there goes (a user's file stays)."""
+    from missioncache_state.rules import remove_legacy_rules as remove
 
-    plugin_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    install_bundled_rules(os.path.join(plugin_root, "rules"))
+    remove()
 
 
 def banner(task, invested: str, session_id, source, compactions: str = "") -> str:
+    from missioncache_hookio.guide import task_instructions
+
     lines = [
         "## MissionCache: Active Task Detected",
         "",
@@ -71,9 +74,7 @@ def banner(task, invested: str, session_id, source, compactions: str = "") -> st
         "",
         "Tip: run `/missioncache:load` to read this task's full context before starting work.",
         "",
-        f"**Task tracking:** for MissionCache tasks use `{UPDATE_TOOL}` to check items off in"
-        " the tasks file, not the built-in TaskCreate / todo tools (those are Claude Code's"
-        " in-conversation list, not the MissionCache tasks file).",
+        task_instructions(),
     ]
     return "\n".join(lines)
 
@@ -153,6 +154,18 @@ def context_parts(task, invested: str, ident, source) -> list:
     return parts
 
 
+def folder_gone_note(task) -> str:
+    """A task whose folder was deleted or moved must not look fine ("tracking ..."):
+    say so, with the ways out, to the human and to Claude."""
+    if os.path.isdir(task.directory_path):
+        return ""
+    name = task.full_path.split("/", 1)[-1]
+    return (
+        f"its folder {task.directory_path} is gone (deleted or moved): run"
+        f" /missioncache:new {name} to recreate its files, or {launcher_command()} close {name}"
+    )
+
+
 def report(task, db, ident, source) -> None:
     from missioncache_db import format_duration
     from missioncache_hookio.budget import Part, fit
@@ -165,6 +178,10 @@ def report(task, db, ident, source) -> None:
     invested = format_duration(db.time_invested(task.id))
     parts = context_parts(task, invested, ident, source)
     message = f"MissionCache: tracking {task.name} ({invested} invested)"
+    gone = folder_gone_note(task)
+    if gone:
+        message += f"; {gone}"
+        parts.append(Part("folder note", f"Note: {gone}.", PRIORITY_NOTE))
     error = pending_error()
     if error is not None:
         message += f"; {error[0]}"
@@ -177,9 +194,9 @@ def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
     try:
-        install_rules()
+        remove_legacy_rules()
     except Exception:
-        pass  # rules are best effort and independent of everything below
+        pass  # best effort and independent of everything below
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
@@ -191,28 +208,77 @@ def main() -> None:
             record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
-    from missioncache_db import open_if_set_up, write_session_binding
+    from missioncache_db import open_if_set_up
 
-    db = open_if_set_up(BUSY_TIMEOUT)
-    if db is None:
-        return  # MissionCache not set up: nothing to track, and no database to create
-    with db:
-        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
-        if task is None:
-            several = db.active_tasks_for_cwd_repo(ident.cwd)
-            if len(several) > 1:
-                from missioncache_hookio.output import emit_json, hook_json
+    try:
+        db = open_if_set_up(BUSY_TIMEOUT)
+        if db is None:
+            from missioncache_db.health import not_a_file_reason
 
-                emit_json(hook_json("SessionStart", additional_context=candidates_hint(several)))
-            return
-        if ident.session_id:
-            try:
-                write_session_binding(ident.session_id, task.name, task.id)
-            except OSError as error:  # a read-only or full Claude dir costs the binding only
-                from missioncache_hookio.output import breadcrumb
+            reason = not_a_file_reason()  # a directory or FIFO where tasks.db should be
+            if reason:
+                warn_broken_database(reason, ident.session_id)
+            return  # else MissionCache is not set up: nothing to track or to create
+        with db:
+            track(db, ident, text_field(payload, "source"))
+    except Exception as error:
+        from missioncache_db.health import is_broken, plain_reason
 
-                breadcrumb(f"session binding not saved: {error}")
-        report(task, db, ident, text_field(payload, "source"))
+        if not is_broken(error):
+            raise
+        warn_broken_database(plain_reason(error), ident.session_id)
+
+
+def track(db, ident, source) -> None:
+    """Resolve this session's task, bind the session to it and report it."""
+    from missioncache_db import write_session_binding
+
+    task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    if task is None:
+        several = db.active_tasks_for_cwd_repo(ident.cwd)
+        if len(several) > 1:
+            from missioncache_hookio.output import emit_json, hook_json
+
+            emit_json(hook_json("SessionStart", additional_context=candidates_hint(several)))
+        return
+    if ident.session_id:
+        try:
+            write_session_binding(ident.session_id, task.name, task.id)
+        except OSError as error:  # a read-only or full Claude dir costs the binding only
+            from missioncache_hookio.output import breadcrumb
+
+            breadcrumb(f"session binding not saved: {error}")
+    report(task, db, ident, source)
+
+
+def launcher_command() -> str:
+    """The plugin's ``missioncache`` command by its full path (no PYTHONPATH needed)."""
+    plugin_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    path = os.path.join(plugin_root, "bin", "missioncache")
+    return f'"{path}"' if " " in path else path
+
+
+def warn_broken_database(reason: str, session_id) -> None:
+    """Tell the human, once per session, that tasks.db is unusable and how to diagnose it:
+    otherwise the banner, status line, reminders and snapshots just vanish without a word.
+    Heartbeats wait in the spool meanwhile (``heartbeat-auto``), so no time is lost."""
+    from missioncache_hookio.output import emit_json, hook_json
+    from missioncache_state.locations import tasks_db_path
+    from missioncache_state.statefile import load_state, save_state
+
+    if session_id and load_state(BROKEN_DB_STATE, session_id) is not None:
+        return  # already told in this session (compaction and resume keep the id)
+    message = (
+        f"MissionCache: the task database {tasks_db_path()} cannot be used: "
+        f"{reason}. Tasks are not recognised until it is fixed (time is kept"
+        f" in the spool meanwhile). To see what is wrong, run: {launcher_command()} doctor"
+    )
+    emit_json(hook_json("SessionStart", system_message=message))
+    if session_id:
+        try:
+            save_state(BROKEN_DB_STATE, {"reason": reason}, session_id)
+        except OSError:
+            pass  # a read-only Claude dir: the warning may repeat, which beats silence
 
 
 if __name__ == "__main__":

@@ -267,8 +267,13 @@ def test_symlinked_lock_file_is_refused(scene, strict_plugin):
 MARKER = "<!-- missioncache-plugin:managed"
 
 
-@pytest.mark.parametrize("kind", ["user-file", "link-to-user-file", "link-to-managed-file"])
-def test_rules_installer_never_overwrites_what_the_user_owns(kind, scene, strict_plugin):
+@pytest.mark.parametrize(
+    "kind", ["user-file", "link-to-user-file", "link-to-managed-file", "fifo", "directory"]
+)
+def test_legacy_rules_cleanup_never_touches_what_the_user_owns(kind, scene, strict_plugin):
+    """Item 8 of issue 12: only the managed file an earlier version installed is removed
+    (a link to one: the link, never its target); a user's file, a FIFO (no hang) or a
+    directory stays, and nothing is installed in its place."""
     rules = scene.env.claude_dir / "rules"
     shutil_rmtree(rules)
     rules.mkdir()
@@ -276,6 +281,10 @@ def test_rules_installer_never_overwrites_what_the_user_owns(kind, scene, strict
     user_text = "# my own rules\n" if kind != "link-to-managed-file" else f"{MARKER} -->\nold\n"
     if kind == "user-file":
         dest.write_text(user_text, encoding="utf-8")
+    elif kind == "fifo":
+        os.mkfifo(dest)
+    elif kind == "directory":
+        dest.mkdir()
     else:
         target = scene.outside / "rules-target.md"
         target.write_text(user_text, encoding="utf-8")
@@ -287,11 +296,12 @@ def test_rules_installer_never_overwrites_what_the_user_owns(kind, scene, strict
     )
     assert fired.problems() == []
     assert diff(before, scene.outside_snapshot()) == []
-    if kind == "user-file":
+    if kind == "link-to-managed-file":
+        assert not os.path.lexists(dest)
+    elif kind == "user-file":
         assert dest.read_text(encoding="utf-8") == user_text
-    else:  # the link itself is replaced by the managed file; its target is untouched
-        assert not dest.is_symlink()
-        assert dest.read_text(encoding="utf-8").startswith(MARKER)
+    else:
+        assert os.path.lexists(dest)
 
 
 def shutil_rmtree(path) -> None:

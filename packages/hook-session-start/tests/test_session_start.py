@@ -159,13 +159,13 @@ def test_no_task_means_no_output(hook, mc_env, mc_task, tmp_path):
     elsewhere.mkdir()
     assert start(hook, cwd=str(elsewhere)).stdout == ""
     assert binding(mc_env) is None
-    assert installed_rule(mc_env).is_file()
+    assert not installed_rule(mc_env).exists()  # nothing loaded into projects without a task
 
 
 def test_no_database_means_no_output_and_no_database(hook, mc_env):
     assert start(hook).silent()
     assert not (mc_env.data_root / "tasks.db").exists()
-    assert installed_rule(mc_env).is_file()
+    assert not installed_rule(mc_env).exists()
 
 
 # -- several tasks -----------------------------------------------------------------------------
@@ -204,32 +204,41 @@ def test_terminal_session_mapping_file_and_row(hook, mc_env, mc_task):
     assert rows == [("w0t1p0-ABC-123", SID)]
 
 
-def test_rules_installed_user_file_kept_symlink_replaced(hook, mc_env, built_plugin, tmp_path):
+LEGACY_RULE = b"<!-- missioncache-plugin:managed -- installed by the MissionCache plugin -->\n# x\n"
+
+
+def test_legacy_rules_file_removed_user_file_kept(hook, mc_env, tmp_path):
+    """Issue 12 item 8: Claude Code loads ~/.claude/rules/ into every project, even after
+    uninstall; the managed file an earlier version installed goes, a user's file stays,
+    and nothing is installed in its place (with or without a task)."""
     rules = mc_env.claude_dir / "rules"
     rules.mkdir()
-    bundled = (built_plugin / "rules" / "missioncache.md").read_bytes()
+    installed_rule(mc_env).write_bytes(LEGACY_RULE)
+    start(hook)
+    assert not installed_rule(mc_env).exists()
     target = tmp_path / "legacy-target.md"
-    target.write_bytes(b"legacy target\n")
-    os.symlink(target, rules / "missioncache.md")
+    target.write_bytes(LEGACY_RULE)
+    os.symlink(target, installed_rule(mc_env))
     start(hook)
-    assert not os.path.islink(rules / "missioncache.md")
-    assert (rules / "missioncache.md").read_bytes() == bundled
-    assert target.read_bytes() == b"legacy target\n"
-    # identical: left alone
-    before = os.stat(rules / "missioncache.md")
+    assert not os.path.lexists(installed_rule(mc_env))
+    assert target.read_bytes() == LEGACY_RULE  # the link went, never its target
+    installed_rule(mc_env).write_bytes(b"# my own rules\n")
     start(hook)
-    after = os.stat(rules / "missioncache.md")
-    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
-    # user-owned (marker removed): never touched
-    (rules / "missioncache.md").write_bytes(b"# my own rules\n")
-    start(hook)
-    assert (rules / "missioncache.md").read_bytes() == b"# my own rules\n"
+    assert installed_rule(mc_env).read_bytes() == b"# my own rules\n"
+    assert os.listdir(rules) == ["missioncache.md"]
+
+
+def test_no_rules_file_is_installed(hook, mc_env, mc_task):
+    assert "Working on a MissionCache task" in context_of(start(hook))
+    assert not (mc_env.claude_dir / "rules").exists()
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS)
-def test_bad_stdin_is_silent_but_rules_install(hook, mc_env, mc_task, raw):
+def test_bad_stdin_is_silent_but_legacy_rules_are_removed(hook, mc_env, mc_task, raw):
+    installed_rule(mc_env).parent.mkdir()
+    installed_rule(mc_env).write_bytes(LEGACY_RULE)
     assert hook(raw).silent()
-    assert installed_rule(mc_env).is_file()
+    assert not installed_rule(mc_env).exists()
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
@@ -251,14 +260,46 @@ def test_hostile_session_id_is_treated_as_absent(hook, mc_env, mc_task, sid):
     assert outside <= {"home", "work", "built"}  # nothing written beside the HOME
 
 
-def test_corrupt_database_is_silent_and_rules_still_install(hook, mc_env, mc_task):
-    db = mc_env.data_root / "tasks.db"
+def corrupt(mc_env):
     for extra in ("-wal", "-shm"):
         (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
-    db.write_bytes(b"garbage, not a database" * 200)
-    installed_rule(mc_env).unlink(missing_ok=True)
-    assert start(hook).stdout == ""
-    assert installed_rule(mc_env).is_file()
+    (mc_env.data_root / "tasks.db").write_bytes(b"garbage, not a database" * 200)
+
+
+def test_corrupt_database_is_told_to_the_human_once_per_session(hook, mc_env, mc_task):
+    """Issue 12 item 9: a broken tasks.db made the banner, status line, reminders and
+    snapshots vanish without a word. The human hears it once per session, with what is
+    wrong and the command that diagnoses it; Claude's context is left alone."""
+    corrupt(mc_env)
+    done = start(hook)
+    message = done.json["systemMessage"]
+    assert str(mc_env.data_root / "tasks.db") in message
+    assert "not a SQLite database" in message
+    assert message.rstrip().endswith("/bin/missioncache doctor")
+    assert "hookSpecificOutput" not in done.json
+    launcher = message.rsplit(" ", 2)[-2]
+    assert os.access(launcher, os.X_OK)  # the command it names exists and runs
+    assert start(hook, source="compact").stdout == ""  # same session: told already
+    assert start(hook, source="resume").stdout == ""
+    assert "systemMessage" in start(hook, sid="sess-2").json  # a new session hears it
+
+
+def test_a_directory_in_place_of_the_database_is_told_too(hook, mc_env, mc_task):
+    for name in ("tasks.db", "tasks.db-wal", "tasks.db-shm"):
+        (mc_env.data_root / name).unlink(missing_ok=True)
+    (mc_env.data_root / "tasks.db").mkdir()
+    assert "not a regular file" in start(hook).json["systemMessage"]
+
+
+def test_a_task_whose_folder_is_gone_does_not_look_fine(hook, mc_env, mc_task, task_dir):
+    """Issue 12 item 10: the status said "tracking" while the task's folder was gone."""
+    import shutil
+
+    shutil.rmtree(task_dir)
+    done = start(hook)
+    assert "is gone (deleted or moved)" in done.json["systemMessage"]
+    assert f"/missioncache:new {mc_task.name}" in done.json["systemMessage"]
+    assert "/bin/missioncache close demo-task" in context_of(done)
 
 
 def test_locked_database_does_not_block_the_banner_for_long(hook, mc_env, mc_task):

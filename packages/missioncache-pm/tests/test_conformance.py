@@ -251,3 +251,73 @@ def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, built_p
     [loaded] = api.find_texts("MISSIONCACHE: loaded task checkout-flow.")
     assert f"This session ({load.session_id}) is now bound to checkout-flow." in loaded.text
     assert "- Built the cart page" in loaded.text and "- [x] 1. Cart page" in loaded.text
+
+
+NO_UVX_PATH = "/usr/local/bin:/usr/bin:/bin"  # node and python3, no uv
+
+
+@pytest.mark.skipif(
+    any(os.path.exists(os.path.join(d, "uvx")) for d in NO_UVX_PATH.split(":")),
+    reason="uvx is installed system-wide here: no PATH without it",
+)
+def test_without_uvx_save_works_through_the_commands_fallback(box, built_plugin, tmp_path):
+    """Issue 12 item 11: without uvx the pm server cannot start, and /missioncache:save
+    could not save at all. Now the command says so once and Claude saves with the one Bash
+    call the command's own allowed-tools rule permits."""
+    marketplace_add(_marketplace(tmp_path, built_plugin), home=box.home).check()
+    plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
+    env = {**box.env, "PATH": NO_UVX_PATH}
+    task_dir = box.root / "active" / "offline-flow"
+    with FakeAnthropicAPI(["Created."]) as api:
+        run_turn(
+            "/missioncache:new offline-flow",
+            home=box.home,
+            cwd=box.repo,
+            fake_api=api,
+            env_extra=env,
+            timeout=MCP_START_TIMEOUT,
+        ).check()
+    [created] = api.find_texts("MISSIONCACHE: Created task offline-flow.")
+    assert "NOTE FOR THE USER: `uvx` (from uv" in created.text
+    context, tasks = task_dir / "offline-flow-context.md", task_dir / "offline-flow-tasks.md"
+    # The helper where Claude Code runs the plugin from: for a local-path marketplace that
+    # is the marketplace's own folder (measured), not the copy under plugins/cache.
+    script = re.search(r'FALLBACK: .*?run `python3 "([^"]+)" apply`', created.text).group(1)
+    assert Path(script).is_file()
+    command = (
+        f'python3 "{script}" apply --context-file "{context}"'
+        ' --recent-change "Saved without the MCP server" --next-step "Install uv"'
+        f' --tasks-file "{tasks}" --new-task "Try the tools"'
+    )
+    reply = [[Text("Saving."), ToolUse("Bash", {"command": command})], "Saved."]
+    with FakeAnthropicAPI(reply) as api:
+        run_turn(
+            "/missioncache:save",
+            home=box.home,
+            cwd=box.repo,
+            fake_api=api,
+            env_extra=env,
+            timeout=MCP_START_TIMEOUT,
+        ).check()
+    report = api.find_texts("MISSIONCACHE: saving task offline-flow.")[0]  # in every request
+    assert "FALLBACK:" in report.text  # (-p starts a new session: the note may repeat)
+    [result] = tool_results(api)
+    assert not result.get("is_error"), result
+    assert "MISSIONCACHE: saved." in result_text(result)
+    assert "- Saved without the MCP server" in context.read_text()
+    assert "- [ ] 1. Try the tools" in tasks.read_text()
+
+
+def test_a_server_wide_rule_allows_every_pm_tool(box, built_plugin):
+    """The README's permission advice: ``mcp__plugin_missioncache_pm`` (no tool name)
+    allows all of the server's tools."""
+    from missioncache_db import TaskDB
+
+    with TaskDB() as db:
+        task = db.create_task("demo", repo=box.repo)
+    call = {"tasks_file": str(task.tasks_file), "new_tasks": ["Allowed"]}
+    with FakeAnthropicAPI([[ToolUse(TOOL + "update_tasks_file", call)], "ok"]) as api:
+        box.turn("add it", api, built_plugin, ["--allowedTools", "mcp__plugin_missioncache_pm"])
+    [result] = tool_results(api)
+    assert not result.get("is_error"), result
+    assert "- [ ] 1. Allowed" in task.tasks_file.read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -236,3 +237,143 @@ def test_without_any_libraries_the_helper_still_exits_zero(world):
 def test_unknown_subcommands_get_the_usage(world):
     assert run_slash(world, "frobnicate").startswith("MISSIONCACHE ERROR: Usage: slash.py")
     assert os.path.isfile(SLASH)
+
+
+# -- issue 12: instructions, a vanished task folder, no MCP server -------------------------------
+
+
+def with_uvx(tmp_path) -> str:
+    """A PATH holding a ``uvx`` (the real one is not needed: only its presence is asked)."""
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "uvx").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "uvx").chmod(0o755)
+    return f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"
+
+
+NO_UVX = f"/usr/bin{os.pathsep}/bin"
+
+
+def test_load_and_new_carry_the_task_instructions(world, demo, git_repo, tmp_path):
+    """Item 8: the instructions that lived in ~/.claude/rules reach a session that takes a
+    task on after it started."""
+    path = with_uvx(tmp_path)
+    for out in (
+        run_slash(world, "load", "demo", PATH=path),
+        run_slash(world, "new", "other", cwd=git_repo, PATH=path),
+    ):
+        assert "**Working on a MissionCache task:**" in out
+        assert "mcp__plugin_missioncache_pm__update_tasks_file" in out
+        assert "NOTE FOR THE USER" not in out and "FALLBACK" not in out
+
+
+@pytest.mark.parametrize("command", ["load", "save"])
+def test_a_vanished_task_folder_is_said_in_plain_words_with_the_ways_out(world, demo, command):
+    """Item 10: before, load said "loaded" with missing files and save went on to fail."""
+    import shutil
+
+    world.task_dir = demo.directory
+    shutil.rmtree(demo.directory)
+    args = [command, "demo"] if command == "load" else [command]
+    if command == "save":
+        from missioncache_state.bindings import write_session_binding
+
+        write_session_binding(world.sid, "demo", demo.id)
+    out = run_slash(world, *args)
+    assert out.startswith("MISSIONCACHE PROBLEM: the folder of task demo is gone")
+    for way in ("/missioncache:new demo", "recreate demo", "close demo", "delete demo --yes"):
+        assert way in out
+    assert "Errno" not in out and "FileNotFoundError" not in out
+    assert not demo.directory.exists()  # nothing written behind the user's back
+
+
+def test_new_recreates_the_files_of_a_task_whose_folder_is_gone(world, demo, git_repo):
+    import shutil
+
+    shutil.rmtree(demo.directory)
+    out = run_slash(world, "new", "demo", cwd=git_repo)
+    assert out.startswith("MISSIONCACHE: task demo already existed but its folder was gone")
+    assert demo.context_file.is_file() and demo.tasks_file.is_file()
+    assert world.binding()["taskId"] == demo.id
+    assert "already exists" in run_slash(world, "new", "demo", cwd=git_repo)
+
+
+def test_without_uvx_the_commands_say_so_once_and_give_the_fallback(world, demo):
+    """Item 11: without uvx the MCP server cannot start and the failure showed only in
+    /mcp. The human is told once per session; Claude gets the fallback every time."""
+    first = run_slash(world, "load", "demo", PATH=NO_UVX)
+    assert "NOTE FOR THE USER: `uvx` (from uv" in first
+    assert "FALLBACK:" in first and " apply` with options" in first
+    again = run_slash(world, "save", PATH=NO_UVX)
+    assert "NOTE FOR THE USER" not in again and "FALLBACK:" in again
+    other_session = run_slash(world, "save", PATH=NO_UVX, CLAUDE_CODE_SESSION_ID="s-other")
+    assert "NOTE FOR THE USER" in other_session or "not tracking" in other_session
+
+
+def test_apply_updates_both_files_without_the_mcp_server(world, demo, built_plugin):
+    """The built plugin on a bare ``python -I -S``: no mcp SDK, no site-packages."""
+    script = built_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    payload = json.dumps(
+        {
+            "context_file": str(demo.context_file),
+            "recent_change": "Parsed the input; it's faster",
+            "next_steps": ["Ship it"],
+            "tasks_file": str(demo.tasks_file),
+            "completed_tasks": ["1"],
+            "new_tasks": ["Write docs"],
+        }
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(script), "apply"],
+        input=payload,
+        env={**world.env, "PATH": NO_UVX},
+        cwd=str(world.repo),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("MISSIONCACHE: saved."), done.stdout
+    context = demo.context_file.read_text()
+    assert "- Parsed the input; it's faster" in context and "- Ship it" in context
+    tasks = demo.tasks_file.read_text()
+    assert "- [x] 1. Parse" in tasks and "- [ ] 3. Write docs" in tasks
+
+
+def test_apply_refuses_a_file_outside_the_data_root_in_one_line(world, demo, tmp_path):
+    outside = tmp_path / "x-context.md"
+    outside.write_text("# mine\n")
+    out = run_slash(world, "apply", "--context-file", str(outside), "--recent-change", "x")
+    assert out.startswith("MISSIONCACHE ERROR: Refusing to edit")
+    assert outside.read_text() == "# mine\n"
+    assert run_slash(world, "apply", "--bogus").startswith("MISSIONCACHE ERROR: Apply: ")
+    assert run_slash(world, "apply", "--done", "1").startswith(
+        "MISSIONCACHE ERROR: Apply needs --context-file and/or --tasks-file"
+    )
+
+
+def test_apply_with_options_is_what_claude_runs(world, demo):
+    """Options, not JSON: Claude Code refuses a Bash command with a brace beside a quote."""
+    out = run_slash(
+        world,
+        "apply",
+        "--context-file",
+        str(demo.context_file),
+        "--recent-change",
+        "Fixed the parser",
+        "--next-step",
+        "Ship",
+        "--next-step",
+        "Tell the team",
+        "--tasks-file",
+        str(demo.tasks_file),
+        "--done",
+        "1",
+        "--new-task",
+        "Write docs",
+    )
+    assert out.startswith("MISSIONCACHE: saved.")
+    context = demo.context_file.read_text()
+    assert "- Fixed the parser" in context and "- Ship\n- Tell the team\n" in context
+    assert "- [x] 1. Parse" in demo.tasks_file.read_text()
+    assert "- [ ] 3. Write docs" in demo.tasks_file.read_text()

@@ -28,14 +28,14 @@ statefile.clear_state("divergence", "s1")
 terminal.record_terminal_session({"TERM_SESSION_ID": "w0t0p0:abc"}, "s1")
 with lock.FileLock(os.path.join(locations.data_root(), "f.md"), timeout=1):
     atomic.atomic_write_text(os.path.join(locations.data_root(), "f.md"), "x")
-rules.install_bundled_rules(sys.argv[1])
+rules.remove_legacy_rules(sys.argv[1])
 """
 
 
 def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     rules_src = tmp_path / "rules"
     rules_src.mkdir()
-    (rules_src / "r.md").write_text("<!-- missioncache-plugin:managed -->\nrule\n")
+    (rules_src / "missioncache.md").write_text("<!-- missioncache-plugin:managed -->\nrule\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COV"))}
     env["PYTHONPATH"] = str(SRC)
     done = subprocess.run(
@@ -55,7 +55,7 @@ def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     assert heavy_from(done.stderr) == []
     data, claude = roots
     assert (data / "f.md").read_text() == "x"  # the functions really ran
-    assert (claude / "rules" / "r.md").is_file()
+    assert not (rules_src / "missioncache.md").exists()
     assert (claude / "hooks" / "state" / "term-sessions" / "w0t0p0-abc").is_file()
 
 

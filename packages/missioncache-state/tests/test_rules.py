@@ -1,116 +1,79 @@
+"""Issue 12 item 8: the rules file an earlier version installed is removed, and only it.
+
+Claude Code loads ``<claude>/rules/*.md`` into every session of every project, even after
+the plugin is uninstalled; MissionCache now installs nothing there and cleans up."""
+
 import os
+import threading
 
 import pytest
 
 from missioncache_state.paths import rules_dir
-from missioncache_state.rules import MARKER, install_bundled_rules
+from missioncache_state.rules import MARKER, remove_legacy_rules
 
-MANAGED = MARKER + b" -- installed by the plugin -->\n# Rule\n"
+MANAGED = MARKER + b" -- installed by the MissionCache plugin -->\n# MissionCache task tracking\n"
 
 
 @pytest.fixture
-def source(tmp_path, roots):
-    src = tmp_path / "plugin" / "rules"
-    src.mkdir(parents=True)
-    return src
-
-
-def test_installs_managed_files_into_the_claude_rules_dir(source):
-    (source / "a.md").write_bytes(MANAGED)
-    (source / "b.md").write_bytes(MANAGED + b"b\n")
-    assert install_bundled_rules(source) == ["a.md", "b.md"]
-    assert (rules_dir() / "a.md").read_bytes() == MANAGED
-    assert (rules_dir() / "b.md").read_bytes() == MANAGED + b"b\n"
-
-
-def test_unmanaged_sources_and_other_files_are_not_installed(source):
-    (source / "plain.md").write_bytes(b"# no marker\n")
-    (source / "notes.txt").write_bytes(MANAGED)
-    (source / "dir.md").mkdir()
-    assert install_bundled_rules(source) == []
-    assert not rules_dir().exists() or os.listdir(rules_dir()) == []
-
-
-def test_user_owned_destination_is_never_touched(source):
-    (source / "a.md").write_bytes(MANAGED + b"new\n")
+def rules(roots):
     rules_dir().mkdir(parents=True)
-    (rules_dir() / "a.md").write_bytes(b"# my own edits\n")
-    assert install_bundled_rules(source) == []
-    assert (rules_dir() / "a.md").read_bytes() == b"# my own edits\n"
+    return rules_dir()
 
 
-def test_managed_destination_is_updated_and_identical_one_left_alone(source):
-    (source / "a.md").write_bytes(MANAGED + b"v2\n")
-    (source / "b.md").write_bytes(MANAGED)
-    rules_dir().mkdir(parents=True)
-    (rules_dir() / "a.md").write_bytes(MANAGED + b"v1\n")
-    (rules_dir() / "b.md").write_bytes(MANAGED)
-    before = os.stat(rules_dir() / "b.md")
-    assert install_bundled_rules(source) == ["a.md"]
-    assert (rules_dir() / "a.md").read_bytes() == MANAGED + b"v2\n"
-    after = os.stat(rules_dir() / "b.md")
-    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+def test_the_managed_file_an_earlier_version_installed_is_removed(rules):
+    (rules / "missioncache.md").write_bytes(MANAGED)
+    assert remove_legacy_rules() == ["missioncache.md"]
+    assert not (rules / "missioncache.md").exists()
+    assert remove_legacy_rules() == []  # nothing left to do, nothing raised
 
 
-@pytest.mark.parametrize("target_content", [b"# user file, no marker\n", MANAGED + b"old\n"])
-def test_symlinked_destination_is_replaced_and_its_target_untouched(
-    source, tmp_path, target_content
-):
-    (source / "a.md").write_bytes(MANAGED)
-    target = tmp_path / "elsewhere.md"
-    target.write_bytes(target_content)
-    rules_dir().mkdir(parents=True)
-    os.symlink(target, rules_dir() / "a.md")
-    assert install_bundled_rules(source) == ["a.md"]
-    assert not os.path.islink(rules_dir() / "a.md")
-    assert (rules_dir() / "a.md").read_bytes() == MANAGED
-    assert target.read_bytes() == target_content
+def test_a_file_the_user_took_over_is_kept(rules):
+    (rules / "missioncache.md").write_bytes(b"# my own rules\n" + MANAGED)
+    assert remove_legacy_rules() == []
+    assert (rules / "missioncache.md").read_bytes() == b"# my own rules\n" + MANAGED
 
 
-def test_dangling_symlink_is_replaced(source, tmp_path):
-    (source / "a.md").write_bytes(MANAGED)
-    rules_dir().mkdir(parents=True)
-    os.symlink(tmp_path / "gone.md", rules_dir() / "a.md")
-    assert install_bundled_rules(source) == ["a.md"]
-    assert (rules_dir() / "a.md").read_bytes() == MANAGED
-    assert not (tmp_path / "gone.md").exists()
+def test_other_rule_files_are_never_touched_even_with_the_marker(rules):
+    (rules / "other.md").write_bytes(MANAGED)
+    assert remove_legacy_rules() == []
+    assert (rules / "other.md").read_bytes() == MANAGED
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads unreadable files")
-def test_one_unreadable_file_does_not_stop_the_others(source):
-    (source / "a.md").write_bytes(MANAGED)
-    (source / "b.md").write_bytes(MANAGED)
-    (source / "c.md").write_bytes(MANAGED + b"new\n")
-    rules_dir().mkdir(parents=True)
-    (rules_dir() / "c.md").write_bytes(MANAGED)
-    os.chmod(source / "a.md", 0)
-    os.chmod(rules_dir() / "c.md", 0)
-    try:
-        assert install_bundled_rules(source) == ["b.md"]
-    finally:
-        os.chmod(rules_dir() / "c.md", 0o644)
-    assert not (rules_dir() / "a.md").exists()
-    assert (rules_dir() / "c.md").read_bytes() == MANAGED
+def test_a_legacy_symlink_goes_but_its_target_stays(rules, tmp_path):
+    target = tmp_path / "old-plugin" / "rules" / "missioncache.md"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(MANAGED)
+    os.symlink(target, rules / "missioncache.md")
+    assert remove_legacy_rules() == ["missioncache.md"]
+    assert not os.path.lexists(rules / "missioncache.md")
+    assert target.read_bytes() == MANAGED
 
 
-def test_unreadable_entries_do_not_stop_the_others_even_as_root(source):
-    """A directory where a destination file should be, and a dangling source link, are
-    skipped; the files around them still install (works whatever the user id)."""
-    (source / "a.md").write_bytes(MANAGED)
-    os.symlink(source / "missing.md", source / "b.md")
-    (source / "c.md").write_bytes(MANAGED)
-    rules_dir().mkdir(parents=True)
-    (rules_dir() / "a.md").mkdir()
-    assert install_bundled_rules(source) == ["c.md"]
-    assert (rules_dir() / "a.md").is_dir()
+def test_a_symlink_to_a_user_file_or_nowhere_is_kept(rules, tmp_path):
+    mine = tmp_path / "mine.md"
+    mine.write_bytes(b"# mine\n")
+    os.symlink(mine, rules / "missioncache.md")
+    assert remove_legacy_rules() == []
+    assert os.path.islink(rules / "missioncache.md")
+    os.unlink(rules / "missioncache.md")
+    os.symlink(tmp_path / "gone.md", rules / "missioncache.md")
+    assert remove_legacy_rules() == []
+    assert os.path.islink(rules / "missioncache.md")
 
 
-def test_missing_source_dir_installs_nothing(tmp_path, roots):
-    assert install_bundled_rules(tmp_path / "nope") == []
+def test_a_directory_or_fifo_is_left_alone_without_blocking(rules):
+    os.mkfifo(rules / "missioncache.md")
+    done = []
+    worker = threading.Thread(target=lambda: done.append(remove_legacy_rules()), daemon=True)
+    worker.start()
+    worker.join(5)
+    assert done == [[]], "a FIFO named like the rules file made the cleanup block"
+    os.unlink(rules / "missioncache.md")
+    (rules / "missioncache.md").mkdir()
+    assert remove_legacy_rules() == []
+    assert (rules / "missioncache.md").is_dir()
 
 
-def test_explicit_destination(source, tmp_path):
-    (source / "a.md").write_bytes(MANAGED)
-    dest = tmp_path / "custom"
-    assert install_bundled_rules(source, dest) == ["a.md"]
-    assert (dest / "a.md").read_bytes() == MANAGED
+def test_no_rules_directory_removes_nothing(roots):
+    assert remove_legacy_rules() == []
+    assert not rules_dir().exists()  # and creates nothing

@@ -102,6 +102,64 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def self_command() -> str:
+    """How the user ran us, for the fixes we print: the plugin's ``bin/missioncache``
+    launcher by the path it was run as, else the ``missioncache-db`` console script."""
+    import os
+
+    if sys.argv and os.path.basename(sys.argv[0]) == "missioncache":
+        return sys.argv[0]
+    return PROG
+
+
+def _prog() -> str:
+    import os
+
+    return os.path.basename(self_command())
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from missioncache_db import doctor
+
+    return doctor.run(self_command())
+
+
+def cmd_close(args: argparse.Namespace) -> int:
+    """Stop tracking a task (its files and time stay): the way out when its folder is gone
+    and the user is done with it."""
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = db.set_status(_task_named(db, args.name).id, args.status)
+    print(f"{task.name}: {task.status}; no session will track it any more")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Forget a task: its row, heartbeats and work sessions. Files on disk are kept."""
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = _task_named(db, args.name)
+        spent = format_duration(db.time_invested(task.id))
+        if not args.yes:
+            raise UserError(
+                f"this forgets {task.name} and its recorded time ({spent}); its files are"
+                " kept. Add --yes to do it"
+            )
+        db.delete_task(task.id)
+    print(f"deleted {task.name} ({spent} of recorded time); files left in {task.directory}")
+    return 0
+
+
+def cmd_recreate(args: argparse.Namespace) -> int:
+    """Recreate a task's missing folder and files from the templates (time is kept)."""
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = _task_named(db, args.name)
+        written = db.recreate_task_files(task)
+    if not written:
+        print(f"{task.name}: its files are all in {task.directory}; nothing to recreate")
+    for path in written:
+        print(f"recreated {path}")
+    return 0
+
+
 def _task_named(db: TaskDB, name: str) -> Task:
     task = db.get_task_by_name(name)
     if task is None:
@@ -110,7 +168,7 @@ def _task_named(db: TaskDB, name: str) -> Task:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="MissionCache tasks, heartbeats and time.")
+    parser = _Parser(prog=_prog(), description="MissionCache tasks, heartbeats and time.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -139,6 +197,15 @@ def build_parser() -> argparse.ArgumentParser:
     status = add("status", cmd_status, "change a task's status")
     status.add_argument("name")
     status.add_argument("status", choices=STATUSES)
+    add("doctor", cmd_doctor, "check the database, spool, task folders, bindings, settings")
+    close = add("close", cmd_close, "stop tracking a task (files and time are kept)")
+    close.add_argument("name")
+    close.add_argument("--status", choices=("completed", "archived"), default="completed")
+    delete = add("delete", cmd_delete, "forget a task and its recorded time (files are kept)")
+    delete.add_argument("name")
+    delete.add_argument("--yes", action="store_true", help="really delete it")
+    recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
+    recreate.add_argument("name")
     return parser
 
 
@@ -152,5 +219,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = f"tasks.db: {error}"
     except OSError as error:
         message = f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
-    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
+    print(f"{_prog()}: error: {' '.join(message.split())}", file=sys.stderr)
     return 1

@@ -101,6 +101,14 @@ class TaskDB:
     def delete_task(self, task_id: int) -> None:
         tasks.delete_task(self.conn, task_id)
 
+    def recreate_task_files(self, task: Task) -> list:
+        """Recreate a task's missing context and tasks files from the templates."""
+        return tasks.recreate_files(task)
+
+    def task_folder_missing(self, task: Task) -> bool:
+        """Whether the task's folder was deleted or moved away."""
+        return tasks.folder_missing(task)
+
     # -- resolution ----------------------------------------------------------------------
     def find_task_for_cwd(self, cwd: str | os.PathLike, session_id: Any = None) -> Task | None:
         """The task this session works on (data model section 4), or None."""

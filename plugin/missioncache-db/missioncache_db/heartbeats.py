@@ -74,12 +74,22 @@ def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
     return inserted
 
 
+def _spooled_cwd(raw: dict) -> str | None:
+    context = raw.get("context")
+    cwd = context.get("cwd") if isinstance(context, dict) else None
+    return cwd if isinstance(cwd, str) and cwd.startswith("/") and "\0" not in cwd else None
+
+
 def valid_record(raw: dict) -> dict | None:
-    """A spooled line checked field by field; None for anything not written by us."""
+    """A spooled line checked field by field; None for anything not written by us. A
+    heartbeat spooled while tasks.db was broken may carry no task id, only its cwd: it is
+    resolved at ingest (``_resolve_unbound``)."""
     uid, task_id, epoch = raw.get("uid"), raw.get("task_id"), raw.get("epoch")
     if not (isinstance(uid, str) and 0 < len(uid) <= 64 and set(uid) <= _UID_CHARS):
         return None
-    if isinstance(task_id, bool) or not isinstance(task_id, int):
+    if task_id is None and _spooled_cwd(raw) is None:
+        return None
+    if isinstance(task_id, bool) or not isinstance(task_id, (int, type(None))):
         return None
     if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or not math.isfinite(epoch):
         return None
@@ -106,15 +116,34 @@ def ingest_spool(
     """
     files = spool.claim(spool_dir, limit)
     inserted = 0
+    resolved: dict = {}
     for path in files:
         batch: list[dict] = []
         for record in spool.read_records(path, valid_record):  # bad lines: quarantined
-            batch.append(record)
+            if record["task_id"] is None:  # spooled while tasks.db was broken
+                record = _resolve_unbound(conn, record, resolved)
+            if record is not None:
+                batch.append(record)
             if len(batch) >= _BATCH:
                 inserted += insert_records(conn, batch)
                 batch = []
         inserted += insert_records(conn, batch)
     return inserted, files
+
+
+def _resolve_unbound(conn: sqlite3.Connection, record: dict, cache: dict) -> dict | None:
+    """Give a heartbeat spooled without a task (tasks.db was broken when it was written)
+    the task its cwd and session resolve to now; None (dropped) when nothing resolves,
+    exactly as a heartbeat outside any task is never recorded."""
+    from missioncache_db.resolve import find_task_for_cwd
+
+    key = (record["context"]["cwd"], record["session_id"])
+    if key not in cache:
+        task = find_task_for_cwd(conn, key[0], key[1])
+        cache[key] = None if task is None else task.id
+    if cache[key] is None:
+        return None
+    return {**record, "task_id": cache[key]}
 
 
 def _ingest_opportunistically(conn: sqlite3.Connection, spool_dir: str) -> list[str]:

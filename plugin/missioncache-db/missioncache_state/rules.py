@@ -1,21 +1,26 @@
-"""Installing the plugin's bundled rule files into ``<claude>/rules/``.
+"""Removing the rules file that earlier MissionCache versions installed into ``<claude>/rules/``.
 
-Ownership is decided by the first bytes of a file: a file starting with ``MARKER`` is ours
-and kept current; any other file is the user's and never touched. A user who deletes the
-marker line takes the file over. Legacy installs symlinked the rules into the plugin
-directory, which Claude Code replaces on update: such a link is replaced by a regular
-file (the link itself, never written through, its target never touched).
+Claude Code loads every file in ``<claude>/rules/`` into every session of every project,
+and keeps loading it after ``claude plugin uninstall``: a file there outlives the plugin and
+tells Claude about tools that are gone. So MissionCache installs nothing there any more (its
+instructions travel in the SessionStart context of sessions that have a task) and removes
+what an earlier version left behind.
+
+Ownership is decided by the first bytes of the file: only a file that still starts with
+``MARKER`` is ours to remove; a user who deleted the marker line took the file over and it
+is never touched. A legacy symlink whose target still carries the marker is removed (the
+link, never its target). Anything that is not a regular file is never opened for long:
+the read is non-blocking and bounded, so a FIFO or device planted there costs nothing.
 """
 
 from __future__ import annotations
 
 import os
 
-from missioncache_state.atomic import atomic_write_bytes
 from missioncache_state.locations import rules_dir
 
 MARKER = b"<!-- missioncache-plugin:managed"
-MAX_RULE_BYTES = 1_048_576  # a rule file is a page of markdown; anything bigger is not ours
+LEGACY_RULE_NAMES = ("missioncache.md",)  # every name an earlier version ever installed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
@@ -24,48 +29,38 @@ if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook 
     StrPath = Union[str, os.PathLike]
 
 
-def _read(path: str) -> bytes | None:
-    """The file's bytes, or None when unreadable or implausibly large."""
+def _starts_with_marker(path: str) -> bool:
+    """Whether ``path`` (followed if a link) is a regular file starting with ``MARKER``.
+    O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever."""
+    import stat
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_RULE_BYTES + 1)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
-        return None
-    return data if len(data) <= MAX_RULE_BYTES else None
-
-
-def _install_one(source: str, dest: str) -> bool:
-    """Install one rule file; True when ``dest`` was written."""
-    data = _read(source)
-    if data is None or not data.startswith(MARKER):
-        return False  # only managed files are ours to install
-    if not os.path.islink(dest) and os.path.lexists(dest):
-        if not os.path.isfile(dest):
-            return False  # a directory or special file: not ours
-        current = _read(dest)
-        if current is None or not current.startswith(MARKER) or current == data:
-            return False  # unreadable, user-owned, or already current
-    atomic_write_bytes(dest, data)  # os.replace: a symlink is replaced, not followed
-    return True
-
-
-def install_bundled_rules(source_dir: StrPath, dest_dir: StrPath | None = None) -> list[str]:
-    """Copy managed ``*.md`` files from ``source_dir`` into ``dest_dir`` (default
-    ``rules_dir()``); returns the names written. One bad file never stops the others, and
-    a missing source directory installs nothing."""
-    dest = rules_dir() if dest_dir is None else os.fspath(dest_dir)
+        return False
     try:
-        names = sorted(n for n in os.listdir(source_dir) if n.endswith(".md"))
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return os.read(fd, len(MARKER)) == MARKER
     except OSError:
-        return []
-    written = []
-    for name in names:
-        source = os.path.join(os.fspath(source_dir), name)
-        if not os.path.isfile(source):
+        return False
+    finally:
+        os.close(fd)
+
+
+def remove_legacy_rules(dest_dir: StrPath | None = None) -> list[str]:
+    """Delete the managed rule files an earlier version installed in ``dest_dir`` (default
+    ``rules_dir()``); returns the names removed. A user's file, a directory or anything
+    unreadable is left alone; a missing directory removes nothing."""
+    directory = rules_dir() if dest_dir is None else os.fspath(dest_dir)
+    removed = []
+    for name in LEGACY_RULE_NAMES:
+        path = os.path.join(directory, name)
+        if not os.path.lexists(path) or not _starts_with_marker(path):
             continue
         try:
-            if _install_one(source, os.path.join(dest, name)):
-                written.append(name)
+            os.unlink(path)  # a symlink: the link goes, its target stays
         except OSError:
             continue
-    return written
+        removed.append(name)
+    return removed

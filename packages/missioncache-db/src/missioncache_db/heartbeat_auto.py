@@ -45,17 +45,44 @@ def arm_hard_wall(seconds: int) -> None:
     timer.start()
 
 
+def spool_unresolved(cwd: str, session_id: str | None) -> None:
+    """Keep the heartbeat in the spool while tasks.db is broken: the task comes from the
+    session's binding when there is one, else it is resolved from the cwd when the spool
+    is ingested into a working database (``heartbeats.ingest_spool``)."""
+    from missioncache_db import heartbeats, spool
+    from missioncache_state.bindings import read_session_binding
+    from missioncache_state.locations import heartbeat_spool_dir
+
+    binding = read_session_binding(session_id) if session_id else None
+    task_id = binding.get("taskId") if binding else None
+    record = heartbeats.new_record(task_id, session_id, {"cwd": cwd})
+    spool.append(heartbeat_spool_dir(), record)
+
+
 def main() -> int:
     """Record one heartbeat for the cwd and the session in the environment."""
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
+    cwd, session_id = os.getcwd(), session_id_from_env()
     try:
         from missioncache_db.db import open_if_set_up
 
         db = open_if_set_up(HEARTBEAT_BUSY_TIMEOUT)  # no tasks yet: create nothing
         if db is None:
+            from missioncache_db.health import not_a_file_reason
+
+            if not_a_file_reason():
+                spool_unresolved(cwd, session_id)
             return 0
         with db:
-            db.record_heartbeat_auto(os.getcwd(), session_id_from_env())
+            db.record_heartbeat_auto(cwd, session_id)
     except Exception as error:  # the hook must never fail the prompt
+        try:
+            from missioncache_db.health import is_broken
+
+            if is_broken(error):
+                spool_unresolved(cwd, session_id)  # kept until the database works again
+                return 0
+        except Exception as spool_error:
+            error = spool_error
         print(f"missioncache-db: heartbeat not recorded: {error}", file=sys.stderr)
     return 0

@@ -157,6 +157,21 @@ def delete_task(conn: sqlite3.Connection, task_id: int) -> None:
             raise ValueError(f"no task with id {task_id!r}")
 
 
+def recreate_files(task: Task) -> list:
+    """Write the task's context and tasks files from the templates where they are missing
+    (its folder was deleted or moved); existing files are kept. Returns the files written."""
+    from missioncache_db.templates import create_task_files
+
+    stamp = local_minute(time.time())
+    return create_task_files(task.directory, task.name, stamp, task.jira_key, task.repo_path)
+
+
+def folder_missing(task: Task) -> bool:
+    """Whether the task's folder is gone (deleted or moved away): nothing can be read or
+    saved there, and the user must be offered a way out instead of a FileNotFoundError."""
+    return not os.path.isdir(task.directory_path)
+
+
 def stamp_worked_on(conn: sqlite3.Connection, task_id: int, text: str) -> None:
     """``last_worked_on`` only moves forward: a late (spooled) heartbeat never rewinds it."""
     conn.execute(

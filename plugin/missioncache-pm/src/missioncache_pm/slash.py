@@ -35,6 +35,7 @@ from typing import Any, List, Optional, Sequence
 FILE_LIMIT = 20_000
 COMPACTIONS_SHOWN = 3  # the newest summaries /missioncache:load shows
 SUMMARY_LIMIT = 8_000  # characters of each summary shown
+MCP_NOTICE_STATE = "mcp-missing-told"  # <state>/mcp-missing-told/<session-id>.json
 _JIRA = re.compile(r"[A-Z][A-Z0-9]+-\d+")
 
 
@@ -90,6 +91,71 @@ def _task_for_session(db: Any, sid: Optional[str]) -> Any:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
 
+def launcher() -> str:
+    """The ``missioncache`` command by its full path (the plugin's ``bin/missioncache``),
+    else the ``missioncache-db`` console script of a development install."""
+    here = os.path.dirname(os.path.abspath(__file__))  # <plugin>/missioncache-pm/src/...
+    plugin = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    path = os.path.join(plugin, "bin", "missioncache")
+    if not os.path.isfile(path):
+        return "missioncache-db"
+    return f'"{path}"' if " " in path else path
+
+
+def folder_gone(task: Any) -> List[str]:
+    """The way out when a task's folder was deleted or moved: nothing can be read or saved
+    there, and a raw FileNotFoundError helps nobody."""
+    name = task.full_path.split("/", 1)[-1]
+    cmd = launcher()
+    return [
+        f"MISSIONCACHE PROBLEM: the folder of task {name} is gone (deleted or moved):"
+        f" {task.directory_path}. Nothing can be loaded or saved there. Ways out:",
+        f"- `/missioncache:new {name}` recreates its context and tasks files from the"
+        " templates (its recorded time is kept); so does `" + cmd + f" recreate {name}` in a"
+        " terminal;",
+        f"- if it was moved, move it back to {task.directory_path};",
+        f"- `{cmd} close {name}` stops tracking it; `{cmd} delete {name} --yes` forgets it"
+        " and its recorded time.",
+    ]
+
+
+def mcp_notice() -> List[str]:
+    """Without ``uvx`` the ``pm`` MCP server cannot start, and the failure shows only in
+    ``/mcp``. Say so once per session (the commands work without the server)."""
+    import shutil
+
+    if shutil.which("uvx"):
+        return []
+    from missioncache_pm import taskinfo
+    from missioncache_state.statefile import load_state, save_state
+
+    sid = taskinfo.session_from_env()
+    if sid and load_state(MCP_NOTICE_STATE, sid) is not None:
+        return [_fallback_line()]
+    if sid:
+        try:
+            save_state(MCP_NOTICE_STATE, {"missing": "uvx"}, sid)
+        except OSError:
+            pass  # a read-only Claude dir: the notice may repeat
+    return [
+        "NOTE FOR THE USER: `uvx` (from uv, https://docs.astral.sh/uv/) is not on PATH, so"
+        " MissionCache's MCP tools (mcp__plugin_missioncache_pm__*) cannot start. The"
+        " /missioncache commands still work; install uv and restart Claude Code to get the"
+        " tools.",
+        _fallback_line(),
+    ]
+
+
+def _fallback_line() -> str:
+    script = os.path.abspath(__file__)
+    return (
+        "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
+        f' `python3 "{script}" apply` with options for the same arguments: --context-file'
+        " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
+        " --done N (once per item), --new-task TEXT (once per item)."
+    )
+
+
 def cmd_load(words: List[str]) -> List[str]:
     from missioncache_pm import taskinfo
     from missioncache_pm.pending import take_precompact_error
@@ -103,11 +169,14 @@ def cmd_load(words: List[str]) -> List[str]:
                 "MISSIONCACHE: no task given and none is tracked here.",
                 taskinfo.no_task_message(db, os.getcwd()),
             ]
+        if db.task_folder_missing(task):
+            return folder_gone(task)
         facts = taskinfo.task_lines(db, task)
     out = [f"MISSIONCACHE: loaded task {task.name}.", *facts, taskinfo.bind(task, sid), ""]
     failure = take_precompact_error()
     if failure:
         out += [f"WARNING: {failure}", ""]
+    out += [*mcp_notice(), task_instructions(), ""]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
     out += compaction_blocks(task)
@@ -125,8 +194,10 @@ def cmd_save(words: List[str]) -> List[str]:
                 "MISSIONCACHE: this session is not tracking a task, so there is nothing to save.",
                 taskinfo.known_tasks(db) + ".",
             ]
+        if db.task_folder_missing(task):
+            return folder_gone(task)
         facts = taskinfo.task_lines(db, task)  # folds pending heartbeats into sessions first
-    out = [f"MISSIONCACHE: saving task {task.name}.", *facts, ""]
+    out = [f"MISSIONCACHE: saving task {task.name}.", *facts, "", *mcp_notice()]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
     return out
@@ -175,13 +246,48 @@ def cmd_new(words: List[str]) -> List[str]:
     if not name:
         return ["MISSIONCACHE: no task name given. Usage: /missioncache:new <name> [JIRA-KEY]."]
     repo = repository_dir(os.getcwd())
+    recreated = recreate_if_gone(name)
+    if recreated is not None:
+        return recreated
     text = taskinfo.create_task(name, repo, jira, taskinfo.session_from_env())
     out = [f"MISSIONCACHE: {text.splitlines()[0]}"]
     if derived:
         out.append(f"(The name {name!r} was derived from what was typed.)")
     if repo is None:
         out.append("(Not tied to a repository: this directory is too broad to track.)")
-    return [*out, *text.splitlines()[1:]]
+    return [*out, *text.splitlines()[1:], "", *mcp_notice(), task_instructions()]
+
+
+def recreate_if_gone(name: str) -> Optional[List[str]]:
+    """``/missioncache:new NAME`` for a task that exists but whose folder is gone: the
+    user wants its files back, so they are recreated from the templates (its recorded
+    time is kept) and the session is bound; None when that is not the case."""
+    from missioncache_db import validate_name
+    from missioncache_pm import taskinfo
+
+    validate_name(name)
+    with taskinfo.open_db() as db:
+        task = db.get_task_by_name(name)
+        if task is None or not db.task_folder_missing(task):
+            return None
+        db.recreate_task_files(task)
+        facts = taskinfo.task_lines(db, task)
+    bound = taskinfo.bind(task, taskinfo.session_from_env())
+    return [
+        f"MISSIONCACHE: task {name} already existed but its folder was gone; its context and"
+        " tasks files were recreated from the templates (its recorded time is kept).",
+        *facts,
+        bound,
+        "",
+        *mcp_notice(),
+        task_instructions(),
+    ]
+
+
+def task_instructions() -> str:
+    from missioncache_hookio.guide import task_instructions as text
+
+    return text()
 
 
 def _sentence(error: Exception) -> str:
@@ -197,7 +303,73 @@ def _sentence(error: Exception) -> str:
         return " ".join(f"{type(error).__name__}: {error}".split())
 
 
-COMMANDS = {"load": cmd_load, "save": cmd_save, "new": cmd_new}
+def apply_arguments(words: List[str]) -> dict:
+    """The tools' arguments from options (``--context-file P --recent-change TEXT
+    --next-step TEXT ... --tasks-file P --done N ... --new-task TEXT ...``), or from one
+    JSON object on stdin when no option is given.
+
+    Options come first because Claude Code refuses a Bash command holding a brace next to
+    a quote ("expansion obfuscation", measured), which any JSON argument does."""
+    if not words:
+        from missioncache_pm.errors import PmError
+        from missioncache_state.json_codec import loads
+
+        try:
+            args = loads(sys.stdin.read(4 * 1024 * 1024))
+        except ValueError as error:
+            raise PmError(f"apply needs options or one JSON object on stdin ({error})") from None
+        return args if isinstance(args, dict) else {}
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            from missioncache_pm.errors import PmError
+
+            raise PmError(f"apply: {message}")
+
+    parser = Parser(prog="slash.py apply", add_help=False)
+    parser.add_argument("--context-file", dest="context_file")
+    parser.add_argument("--recent-change", dest="recent_change", action="append")
+    parser.add_argument("--next-step", dest="next_steps", action="append")
+    parser.add_argument("--tasks-file", dest="tasks_file")
+    parser.add_argument("--done", dest="completed_tasks", action="append")
+    parser.add_argument("--new-task", dest="new_tasks", action="append")
+    parser.add_argument("--notes", dest="notes", action="append")
+    parser.add_argument("--remaining", dest="remaining_summary")
+    return {k: v for k, v in vars(parser.parse_args(words)).items() if v is not None}
+
+
+def cmd_apply(words: List[str]) -> List[str]:
+    """The stdlib fallback for the two MCP tools (``update_context_file`` and
+    ``update_tasks_file``) with their arguments (see ``apply_arguments``): the same
+    checks, locks and reports, no server needed."""
+    from missioncache_pm import edits
+    from missioncache_pm.errors import PmError
+
+    args = apply_arguments(words)
+    if not ({"context_file", "tasks_file"} & set(args)):
+        raise PmError("apply needs --context-file and/or --tasks-file")
+    out = []
+    if "context_file" in args:
+        out.append(
+            edits.update_context_file(
+                args["context_file"], args.get("recent_change"), args.get("next_steps")
+            )
+        )
+    if "tasks_file" in args:
+        out.append(
+            edits.update_tasks_file(
+                args["tasks_file"],
+                args.get("completed_tasks"),
+                args.get("new_tasks"),
+                args.get("remaining_summary"),
+                args.get("notes"),
+            )
+        )
+    return ["MISSIONCACHE: saved.", *out]
+
+
+COMMANDS = {"load": cmd_load, "save": cmd_save, "new": cmd_new, "apply": cmd_apply}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

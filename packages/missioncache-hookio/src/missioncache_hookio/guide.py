@@ -1,0 +1,31 @@
+"""What MissionCache tells Claude about working on a task, in one place.
+
+Earlier versions put this in ``~/.claude/rules/missioncache.md``, which Claude Code loads
+into every session of every project and keeps loading after the plugin is uninstalled.
+Now it travels only where a task is in play: the SessionStart context of a session that
+has a task, and the reports of ``/missioncache:load`` and ``/missioncache:new`` for a
+session that takes one on later. Everything SessionStart hands Claude shares a budget of
+10,000 characters (contract 11.5), so this text is kept short and exposed as one
+function whose length a caller can count.
+"""
+
+from __future__ import annotations
+
+UPDATE_TASKS_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
+UPDATE_CONTEXT_TOOL = "mcp__plugin_missioncache_pm__update_context_file"
+
+_INSTRUCTIONS = (
+    "**Working on a MissionCache task:** the context file is the narrative (Description,"
+    " `## Next Steps`, a dated `## Recent Changes` log, newest first; findings for item N go"
+    " under `### Task N`); the tasks file is the checklist (`- [ ] N. text`). Check an item"
+    f" off with `{UPDATE_TASKS_TOOL}` the moment it is done, in the turn you write its"
+    " findings; the built-in TaskCreate / todo tools are Claude Code's in-conversation list,"
+    " not the MissionCache tasks file. Record progress with"
+    f" `{UPDATE_CONTEXT_TOOL}`. Before a long pause, or when the user asks, run"
+    " `/missioncache:save` (it also works when those tools are unavailable)."
+)
+
+
+def task_instructions() -> str:
+    """The instructions, one paragraph of markdown (about 700 characters)."""
+    return _INSTRUCTIONS
