@@ -114,18 +114,18 @@ def test_hooks_for_dedups_and_matches(tmp_path):
     root = write_plugin(
         tmp_path / "p",
         {
-            "PreToolUse": [
-                {"matcher": "Write", "hooks": [entry, entry]},
-                {"matcher": "Write|Edit", "hooks": [entry, other]},
-                {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo z"}]},
+            "SessionStart": [
+                {"matcher": "startup", "hooks": [entry, entry]},
+                {"matcher": "startup|resume", "hooks": [entry, other]},
+                {"matcher": "clear", "hooks": [{"type": "command", "command": "echo z"}]},
             ]
         },
     )
     plugin = load_plugin(root)
-    chosen = plugin.hooks_for("PreToolUse", {"tool_name": "Write"})
+    chosen = plugin.hooks_for("SessionStart", {"source": "startup"})
     assert [h.command for h in chosen] == ["echo x", "echo y"]
-    assert [h.command for h in plugin.hooks_for("PreToolUse", {"tool_name": "Edit"})] == [
+    assert [h.command for h in plugin.hooks_for("SessionStart", {"source": "resume"})] == [
         "echo x",
         "echo y",
     ]
-    assert [h.command for h in plugin.hooks_for("PreToolUse", {"tool_name": "Bash"})] == ["echo z"]
+    assert [h.command for h in plugin.hooks_for("SessionStart", {"source": "clear"})] == ["echo z"]

@@ -30,8 +30,6 @@ from missioncache_harness.claude_cli import (
     marketplace_add,
     plugin_install,
     plugin_validate,
-    project_dir_name,
-    repo_root,
     requires_claude,
     run_claude,
     run_compact,
@@ -40,6 +38,8 @@ from missioncache_harness.claude_cli import (
     turn_args,
 )
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
+from missioncache_harness.locate import repo_root
+from missioncache_harness.payloads import cwd_key
 
 PROBE_PLUGIN = Path(__file__).parent / "probe_plugin"
 COMMON_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name"}
@@ -231,7 +231,7 @@ def test_manual_compact_fires_precompact_and_its_stdout_becomes_instructions(
 def test_transcript_lives_where_the_contract_says(session: Session) -> None:
     path = session.startup.transcript_path
     assert path == transcript_path(session.home, session.work, session.sid)
-    assert path.parent.name == project_dir_name(session.work)
+    assert path.parent.name == cwd_key(session.work)
     assert path.is_file()
     records = session.startup.transcript()
     assert records == load_transcript(path)
@@ -411,7 +411,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_session_ids_paths_and_arguments(tmp_path: Path) -> None:
-    assert project_dir_name("/tmp/w_x.y z-1") == "-tmp-w-x-y-z-1"
+    assert cwd_key("/tmp/w_x.y z-1") == "-tmp-w-x-y-z-1"
     sid = "0b0c4d4e-0000-4000-8000-000000000000"
     path = transcript_path(tmp_path, "/p/q", sid)
     assert path == tmp_path / ".claude" / "projects" / "-p-q" / f"{sid}.jsonl"

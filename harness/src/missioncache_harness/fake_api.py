@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from missioncache_harness.tools import Text
+
 DEFAULT_TEXT = "Done."
 DEFAULT_SUMMARY = (
     "<analysis>\nThe user asked for scripted work; it was done.\n</analysis>\n"
@@ -44,13 +46,6 @@ COMPACT_MARKERS = (
 SIDE_MAX_TOKENS = 1024
 # Request kinds, as classified by `classify_request`.
 MAIN, COMPACT, SIDE, COUNT_TOKENS, OTHER = "main", "compact", "side", "count_tokens", "other"
-
-
-@dataclass(frozen=True)
-class Text:
-    """A text block of a scripted reply."""
-
-    text: str
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,12 @@ from missioncache_harness.events import (
     ACCEPTED_OUTPUT_EVENT_NAMES,
     OUTPUT_LIMIT,
     PREVIEW_CHARS,
-    TOOL_EVENTS,
     hook_name,
 )
 from missioncache_harness.runner import HookRun
 
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
-TOOLISH_EVENTS = TOOL_EVENTS | {"PostToolBatch"}
 COMPACT_EVENTS = frozenset({"PreCompact", "PostCompact"})
 # Exit 2 of a script that is not there: UserPromptSubmit and Stop downgrade it (contract 4.2).
 MISSING_SCRIPT_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
@@ -39,8 +37,6 @@ _MISSING_SCRIPT = re.compile(r"can't open file .*\[Errno 2\]|Cannot find module"
 # Block kinds.
 PROMPT_ERASED = "prompt_erased"
 PROMPT_STOPPED = "prompt_stopped"
-TOOL_BLOCKED = "tool_blocked"
-TURN_STOPPED = "turn_stopped"
 COMPACTION_BLOCKED = "compaction_blocked"
 COMPACTION_SKIPPED = "compaction_skipped"
 _BLOCK_PRIORITY = (
@@ -48,8 +44,6 @@ _BLOCK_PRIORITY = (
     PROMPT_STOPPED,
     COMPACTION_BLOCKED,
     COMPACTION_SKIPPED,
-    TOOL_BLOCKED,
-    TURN_STOPPED,
 )
 
 
@@ -119,7 +113,6 @@ class Routed:
     local_command_lines: list[str] = field(default_factory=list)
     cli_stderr: list[str] = field(default_factory=list)
     result_text: str | None = None
-    tool_error: str | None = None
     persisted: dict[str, str] = field(default_factory=dict)
 
 
@@ -222,13 +215,6 @@ def _exit2(ctx: _Ctx, run: HookRun, out: HookOutcome) -> None:
     event = ctx.event
     if event == "UserPromptSubmit":
         _block(out, PROMPT_ERASED, formatted, _stderr(run))
-    elif event == "PreToolUse":
-        _block(out, TOOL_BLOCKED, f"{ctx.name} hook error: {formatted}", _stderr(run))
-    elif event in ("PostToolUse", "PostToolUseFailure"):
-        _blocking_feedback(ctx, run, out, formatted)
-    elif event == "PostToolBatch":
-        _block(out, TURN_STOPPED, formatted, _stderr(run))
-        out.records.append(_attachment(ctx, "hook_stopped_continuation", message=formatted))
     elif event in STOP_EVENTS:
         message = f"Stop hook feedback:\n{formatted}"
         out.continue_turn = True
@@ -284,13 +270,6 @@ def _apply_json(ctx: _Ctx, run: HookRun, out: HookOutcome, data: dict) -> None:
         _stop_continuation(ctx, out, _text(data.get("stopReason")))
     if data.get("decision") == "block":
         _decision_block(ctx, run, out, _text(data.get("reason")))
-    elif (
-        ctx.event == "PreToolUse"
-        and isinstance(specific, dict)
-        and specific.get("permissionDecision") == "deny"
-    ):
-        reason = _text(specific.get("permissionDecisionReason"))
-        _block(out, TOOL_BLOCKED, reason, reason)
 
 
 def _additional_context(ctx: _Ctx, out: HookOutcome, context: str) -> None:
@@ -307,12 +286,10 @@ def _additional_context(ctx: _Ctx, out: HookOutcome, context: str) -> None:
         return
     if ctx.event in CONTEXT_EVENTS:
         out.model_texts.append(f"{ctx.event} hook additional context: {context}")
-    elif ctx.event in TOOLISH_EVENTS:
-        out.model_texts.append(f"{ctx.name} hook additional context: {context}")
 
 
 def _stop_continuation(ctx: _Ctx, out: HookOutcome, reason: str) -> None:
-    """``continue: false``: ignored at SessionStart; stops the prompt, tool loop or Stop turn."""
+    """``continue: false``: ignored at SessionStart; stops the prompt or the Stop turn."""
     if ctx.event == "SessionStart":
         return
     if ctx.event == "UserPromptSubmit":
@@ -322,8 +299,6 @@ def _stop_continuation(ctx: _Ctx, out: HookOutcome, reason: str) -> None:
     if ctx.event in STOP_EVENTS:
         out.prevented = True
         out.stop_reason = reason
-    elif ctx.event in TOOLISH_EVENTS:
-        _block(out, TURN_STOPPED, f"{ctx.name} hook stopped continuation: {reason}", reason)
 
 
 def _decision_block(ctx: _Ctx, run: HookRun, out: HookOutcome, reason: str) -> None:
@@ -338,10 +313,6 @@ def _decision_block(ctx: _Ctx, run: HookRun, out: HookOutcome, reason: str) -> N
         _blocking_feedback(ctx, run, out, reason)
         # Not measured: the human line for a JSON block mirrors exit 2's.
         out.human_texts.append(f"{ctx.name} hook reported a problem\n{reason}")
-    elif ctx.event in ("PostToolUse", "PostToolUseFailure"):
-        _blocking_feedback(ctx, run, out, reason)
-    elif ctx.event == "PreToolUse":
-        _block(out, TOOL_BLOCKED, reason, reason)
 
 
 def _blocking_feedback(ctx: _Ctx, run: HookRun, out: HookOutcome, text: str) -> None:
@@ -448,8 +419,6 @@ def _combine(ctx: _Ctx, outcomes: list[HookOutcome]) -> Routed:
         _combine_stop(ctx, routed, outcomes)
     elif ctx.event == "PreCompact":
         _combine_precompact(routed, outcomes)
-    elif routed.block_kind == TOOL_BLOCKED:
-        routed.tool_error = "\n".join(o.reason or "" for o in outcomes if o.block == TOOL_BLOCKED)
     return routed
 
 
