@@ -7,7 +7,7 @@ the hook texts that reached the model (exact prefixes), the systemMessage lines 
 human, the hook records of the transcript, what was blocked, and the compaction instructions. Any
 disagreement fails the step's test with the list of differences.
 
-Layer (a): the probe plugin of harness/tests/probe_plugin, whose output per event is set per step
+Layer (a): the probe plugin (`probes.cli_probe_plugin`), whose output per event is set per step
 (exit codes 0/1/2 and JSON on SessionStart, UserPromptSubmit, Stop and PreCompact).
 Layer (b): the BUILT MissionCache plugin (with the probe beside it, logging stdin) in a HOME with a
 real task: startup turn with a Write, a resumed turn, /compact, and the turn after it.
@@ -46,7 +46,6 @@ from missioncache_harness.session import Compaction, Session, Turn, _messages
 from missioncache_harness.tools import Text, Write
 from missioncache_harness.workspace import McEnv, create_task, make_env
 
-PROBE_PLUGIN = Path(__file__).parent / "probe_plugin"
 GOLDEN = Path(__file__).parent / "golden" / "probe-scenario.json"
 RECORD_ENV = "MISSIONCACHE_RECORD_GOLDEN"
 SUMMARY = "<analysis>\nscripted\n</analysis>\n<summary>\nCONFORMANCE-SUMMARY\n</summary>"
@@ -101,13 +100,13 @@ class Played:
         return cf.differences(sim, real, name)
 
 
-def make_side(base: Path, sid: str) -> Side:
+def make_side(base: Path, sid: str, probe: Path) -> Side:
     env = make_env(base)
     cwd = (base / "work" / "project").resolve()
     cwd.mkdir(parents=True)
     log = base / "probe.jsonl"
     env.env["MC_PROBE_LOG"] = str(log)
-    norm = cf.Normaliser(env.home, cwd, sid, (PROBE_PLUGIN,))
+    norm = cf.Normaliser(env.home, cwd, sid, (probe,))
     return Side(env, env.home, cwd, log, env.env, norm)
 
 
@@ -317,12 +316,12 @@ PROBE_STEPS = [
 
 
 @pytest.fixture(scope="module")
-def probe_played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+def probe_played(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> Played:
     base = tmp_path_factory.mktemp("conformance-probe")
     sid = str(uuid.uuid4())
-    real, sim = make_side(base / "real", sid), make_side(base / "sim", sid)
+    real, sim = make_side(base / "real", sid, cli_probe), make_side(base / "sim", sid, cli_probe)
     with FakeAnthropicAPI(compact_summary=SUMMARY, default_text="Done.") as api:
-        return play(sid, PROBE_STEPS, real, sim, [PROBE_PLUGIN], api)
+        return play(sid, PROBE_STEPS, real, sim, [cli_probe], api)
 
 
 def golden_differences(observed: dict[str, cf.Observation], *, sim: bool) -> list[str]:
@@ -335,11 +334,11 @@ def golden_differences(observed: dict[str, cf.Observation], *, sim: bool) -> lis
     return problems
 
 
-def test_simulator_agrees_with_the_recorded_cli(tmp_path: Path) -> None:
+def test_simulator_agrees_with_the_recorded_cli(tmp_path: Path, cli_probe: Path) -> None:
     """The probe scenario through the simulator alone matches the real CLI's recording."""
     sid = str(uuid.uuid4())
-    side = make_side(tmp_path, sid)
-    session = Session([PROBE_PLUGIN], side.cwd, env=side.env, session_id=sid)
+    side = make_side(tmp_path, sid, cli_probe)
+    session = Session([cli_probe], side.cwd, env=side.env, session_id=sid)
     observed = {
         step.name: play_sim_step(session, side, step, first=index == 0)[1]
         for index, step in enumerate(PROBE_STEPS)
@@ -390,13 +389,15 @@ BUILT_STEPS = [
 
 
 @pytest.fixture(scope="module")
-def built_played(built_plugin: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+def built_played(
+    built_plugin: Path, cli_probe: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Played:
     base = tmp_path_factory.mktemp("conformance-built")
     sid = str(uuid.uuid4())
-    real, sim = make_side(base / "real", sid), make_side(base / "sim", sid)
+    real, sim = make_side(base / "real", sid, cli_probe), make_side(base / "sim", sid, cli_probe)
     for side in (real, sim):
         create_task(built_plugin, side.mc, TASK, side.cwd)
-    plugins = [built_plugin, PROBE_PLUGIN]
+    plugins = [built_plugin, cli_probe]
     with FakeAnthropicAPI(compact_summary=SUMMARY, default_text="Done.") as api:
         played = Played(sid, real, sim, Session(plugins, sim.cwd, env=sim.env), api)
         played = _play_built(played, plugins)

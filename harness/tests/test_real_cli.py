@@ -41,7 +41,6 @@ from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
 from missioncache_harness.locate import repo_root
 from missioncache_harness.payloads import cwd_key
 
-PROBE_PLUGIN = Path(__file__).parent / "probe_plugin"
 COMMON_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name"}
 SUMMARY = "<analysis>\nprobe analysis\n</analysis>\n<summary>\nPROBE-SUMMARY\n</summary>"
 BEHAVIOUR = {
@@ -83,7 +82,7 @@ class Session:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+def session(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> Session:
     base = tmp_path_factory.mktemp("cli-session")
     home, work, log = base / "home", base / "work", base / "hooks.jsonl"
     work.mkdir()
@@ -91,7 +90,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
         "Write", {"file_path": str(work / "hello.txt"), "content": "hi\n"}, id="toolu_mc_write"
     )
     env = probe_env(log, BEHAVIOUR)
-    common = {"home": home, "cwd": work, "plugin_dirs": [PROBE_PLUGIN], "env_extra": env}
+    common = {"home": home, "cwd": work, "plugin_dirs": [cli_probe], "env_extra": env}
     with FakeAnthropicAPI([[Text("Writing."), write], "All done."], compact_summary=SUMMARY) as api:
         startup = run_turn("WRITEFILE please", fake_api=api, **common).check()
         sid = startup.session_id
@@ -161,7 +160,7 @@ def test_stop_system_message_is_recorded_in_the_transcript_but_never_sent(
 
 @pytest.mark.conformance
 @requires_claude
-def test_hook_stdin_and_environment_follow_the_contract(session: Session) -> None:
+def test_hook_stdin_and_environment_follow_the_contract(session: Session, cli_probe: Path) -> None:
     log = session.log
     assert [e["stdin"].get("source") for e in log if e["event"] == "SessionStart"] == [
         "startup",
@@ -176,12 +175,12 @@ def test_hook_stdin_and_environment_follow_the_contract(session: Session) -> Non
         assert (stdin["session_id"], stdin["transcript_path"]) == (session.sid, tpath)
         assert stdin["cwd"] == entry["cwd"] == str(session.work)
         env = entry["env"]
-        assert env["CLAUDE_PLUGIN_ROOT"] == str(PROBE_PLUGIN)
+        assert env["CLAUDE_PLUGIN_ROOT"] == str(cli_probe)
         assert env["CLAUDE_PROJECT_DIR"] == str(session.work)
         assert env["CLAUDE_CODE_SESSION_ID"] == session.sid
         assert env["HOME"] == str(session.home)
         assert env["ANTHROPIC_BASE_URL"] == session.api.base_url
-        assert (env["CLAUDE_ENV_FILE"] is not None) == (entry["event"] == "SessionStart")
+        assert ("CLAUDE_ENV_FILE" in env) == (entry["event"] == "SessionStart")
     assert log[0]["event"] == "SessionStart"
     assert log[0]["transcript_exists"] is False
 
@@ -248,7 +247,9 @@ def test_transcript_lives_where_the_contract_says(session: Session) -> None:
 
 @pytest.mark.conformance
 @requires_claude
-def test_identical_session_start_stdout_is_not_resent_on_resume(tmp_path: Path) -> None:
+def test_identical_session_start_stdout_is_not_resent_on_resume(
+    tmp_path: Path, cli_probe: Path
+) -> None:
     """Observed on 2.1.328: a resume hook that prints what startup printed reaches nothing."""
     log, work = tmp_path / "hooks.jsonl", tmp_path / "work"
     work.mkdir()
@@ -256,7 +257,7 @@ def test_identical_session_start_stdout_is_not_resent_on_resume(tmp_path: Path) 
     common = {
         "home": tmp_path / "home",
         "cwd": work,
-        "plugin_dirs": [PROBE_PLUGIN],
+        "plugin_dirs": [cli_probe],
         "env_extra": env,
     }
     with FakeAnthropicAPI() as api:
@@ -271,12 +272,14 @@ def test_identical_session_start_stdout_is_not_resent_on_resume(tmp_path: Path) 
 
 @pytest.mark.conformance
 @requires_claude
-def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(tmp_path: Path) -> None:
-    good = plugin_validate(PROBE_PLUGIN, home=tmp_path / "home")
+def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(
+    tmp_path: Path, cli_probe: Path
+) -> None:
+    good = plugin_validate(cli_probe, home=tmp_path / "home")
     assert good.rc == 0, good.describe()
     assert "Validation passed" in good.stdout
     broken = tmp_path / "broken"
-    shutil.copytree(PROBE_PLUGIN, broken)
+    shutil.copytree(cli_probe, broken)
     manifest = broken / ".claude-plugin" / "plugin.json"
     data = json.loads(manifest.read_text())
     del data["name"]
@@ -288,14 +291,14 @@ def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(tmp_path: Pa
 
 @pytest.mark.conformance
 @requires_claude
-def test_marketplace_install_runs_hooks_without_plugin_dir(tmp_path: Path) -> None:
+def test_marketplace_install_runs_hooks_without_plugin_dir(tmp_path: Path, cli_probe: Path) -> None:
     market, home, work, log = (
         tmp_path / "market",
         tmp_path / "home",
         tmp_path / "w",
         tmp_path / "log",
     )
-    shutil.copytree(PROBE_PLUGIN, market / "plugin")
+    shutil.copytree(cli_probe, market / "plugin")
     catalog = {
         "name": "mc-probe-market",
         "owner": {"name": "MissionCache tests"},

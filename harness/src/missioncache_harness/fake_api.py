@@ -76,7 +76,6 @@ class Reply:
 
 
 ReplyLike = Reply | Block | str | Iterable[Block | str]
-Responder = Callable[["RecordedRequest"], ReplyLike | None]
 
 
 def as_reply(value: ReplyLike) -> Reply:
@@ -205,7 +204,7 @@ class FakeAnthropicAPI:
     """Messages API stand-in on 127.0.0.1 (ephemeral port), served from a background thread.
 
     Use as a context manager; `base_url` goes into ANTHROPIC_BASE_URL. Main-conversation replies
-    come from `responder` (if given and it returns non-None), then the queue, then `default_text`.
+    come from the queue, then `default_text`.
     Compaction gets `compact_summary` (a string, or a callable of the request); side requests get
     `side_text`. Neither consumes the queue.
     """
@@ -214,13 +213,11 @@ class FakeAnthropicAPI:
         self,
         replies: Iterable[ReplyLike] = (),
         *,
-        responder: Responder | None = None,
         compact_summary: str | Callable[[RecordedRequest], str] = DEFAULT_SUMMARY,
         default_text: str = DEFAULT_TEXT,
         side_text: str = "Scripted session",
     ) -> None:
         self._queue: deque[Reply] = deque(as_reply(r) for r in replies)
-        self.responder = responder
         self.compact_summary = compact_summary
         self.default_text = default_text
         self.side_text = side_text
@@ -287,10 +284,6 @@ class FakeAnthropicAPI:
             return Reply((Text(summary(req) if callable(summary) else summary),))
         if req.kind == SIDE:
             return Reply((Text(self.side_text),))
-        if self.responder is not None:
-            chosen = self.responder(req)
-            if chosen is not None:
-                return as_reply(chosen)
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
