@@ -6,7 +6,9 @@ exit 2 erases a prompt but only warns at SessionStart, PreCompact stdout becomes
 instructions, JSON is honoured even with exit 1. Tests of the product assert on these destinations,
 so this module turns `HookRun`s into a `Routed` without running anything. Texts carry Claude Code's
 exact prefixes. Cases the contract marks "not measured" follow the nearest measured case; their
-docstrings say so.
+docstrings say so. Only the events the product relies on have rules here (tool events, permission
+decisions and http hooks are not simulated); the recorded CLI runs in harness/tests/golden are the
+reference for the rest.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from missioncache_harness.events import (
     hook_name,
 )
 from missioncache_harness.runner import HookRun
+from missioncache_harness.transcript import meta_user
 
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
@@ -440,7 +443,7 @@ def _combine_prompt(ctx: _Ctx, routed: Routed, outcomes: list[HookOutcome]) -> N
     else:
         text = f"Operation stopped by hook: {reasons}"
         ending = {"ending": {"kind": "stopped_by_hook", "reason": raw}, "promptKept": True}
-        routed.transcript_records.append(_meta_user(text))
+        routed.transcript_records.append(meta_user(text))
     routed.result_text = text
     routed.human_texts.append(text)
     routed.transcript_records.append(
@@ -462,7 +465,7 @@ def _combine_stop(ctx: _Ctx, routed: Routed, outcomes: list[HookOutcome]) -> Non
     if outcomes:
         routed.transcript_records.append(_stop_summary(ctx, outcomes, routed))
     for out in outcomes:
-        routed.transcript_records += [_meta_user(text) for text in out.meta_messages]
+        routed.transcript_records += [meta_user(text) for text in out.meta_messages]
     if prevented:
         routed.feedback = []
 
@@ -629,7 +632,3 @@ def _cancelled(ctx: _Ctx, run: HookRun) -> dict:
         timedOut=True,
         timeoutMs=round(run.timeout * 1000),
     )
-
-
-def _meta_user(text: str) -> dict:
-    return {"type": "user", "isMeta": True, "message": {"role": "user", "content": text}}
