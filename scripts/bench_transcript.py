@@ -34,7 +34,7 @@ def _prompt(tx: TranscriptBuilder, text: str) -> None:
     tx.prompt(text).attachment("skill_listing", "s " * 900)
     reminder = {"type": "text", "text": "<system-reminder>" + "r" * 3000 + "</system-reminder>"}
     message = {"role": "user", "content": [reminder, {"type": "text", "text": text}]}
-    tx.append({"type": "api-request-blob", "message": message})
+    tx.add({"type": "api-request-blob", "message": message})
 
 
 def _exchange(tx: TranscriptBuilder, index: int, read_size: int) -> None:
@@ -53,7 +53,7 @@ def _exchange(tx: TranscriptBuilder, index: int, read_size: int) -> None:
     edit = {"file_path": path, "old_string": "a" * 200, "new_string": "b" * 200}
     tx.tool("Edit", {**edit, "replace_all": False}, msg + "b", result="The file has been updated.")
     tx.text("Done: " + "x" * 400, msg + "c").stop_summary()
-    tx.append({"type": "last-prompt", "lastPrompt": "..."})
+    tx.add({"type": "last-prompt", "lastPrompt": "..."})
 
 
 def build(path: Path, size: int) -> int:

@@ -183,8 +183,8 @@ class Session:
         self._prompt_id = prompt_id
         flat = payloads.flatten_prompt(text)
         turn = Turn(prompt=flat, prompt_id=prompt_id)
-        self.writer.append(tx.queue_operation("enqueue", flat))
-        self.writer.append(tx.queue_operation("dequeue"))
+        self.writer.add(tx.queue_operation("enqueue", flat))
+        self.writer.add(tx.queue_operation("dequeue"))
         payload = payloads.user_prompt_submit(
             self.base("UserPromptSubmit"),
             text,
@@ -197,7 +197,7 @@ class Session:
         if ups.routed.block_kind == PROMPT_ERASED:
             self._record(ups)
             return self._blocked(turn, ups)
-        self.writer.append(
+        self.writer.add(
             tx.user_prompt(
                 text,
                 prompt_id=prompt_id,
@@ -216,7 +216,7 @@ class Session:
         self._stop_loop(turn, iter(stop_replies))
         # Measured on 2.1.328: a turn ended by the Stop block cap has an empty ``-p`` result.
         turn.result = "" if turn.stop_cap_reached else turn.last_assistant_message
-        self.writer.append(tx.last_prompt(flat, self.writer.last_uuid))
+        self.writer.add(tx.last_prompt(flat, self.writer.last_uuid))
         return turn
 
     def compact(
@@ -292,7 +292,7 @@ class Session:
         for body in result.routed.transcript_records:
             if body.get("type") == "user" and self._prompt_id:
                 body = {**body, "promptId": self._prompt_id}
-            self.writer.append(dict(body))
+            self.writer.add(dict(body))
 
     def _blocked(self, turn: Turn, ups: EventResult) -> Turn:
         turn.blocked = True
@@ -317,7 +317,7 @@ class Session:
         for index, block in enumerate(blocks):
             tool_id = None if isinstance(block, Text) else "toolu_" + uuid.uuid4().hex[:24]
             inputs = None if tool_id is None else tool_input(block, self.project_dir)
-            record = self.writer.append(
+            record = self.writer.add(
                 tx.assistant(
                     block,
                     tool_use_id=tool_id,
@@ -341,7 +341,7 @@ class Session:
     def _tool(self, turn: Turn, block: Block, tool_id: str, source_uuid: str) -> None:
         outcome = perform(block, self.project_dir)
         turn.tools.append(outcome)
-        self.writer.append(
+        self.writer.add(
             tx.tool_result(
                 outcome, tool_use_id=tool_id, prompt_id=turn.prompt_id, source_uuid=source_uuid
             )
@@ -367,7 +367,7 @@ class Session:
                 return
             blocks += 1
             if blocks >= cap:
-                self.writer.append(tx.informational(STOP_CAP_TEXT.format(n=cap)))
+                self.writer.add(tx.informational(STOP_CAP_TEXT.format(n=cap)))
                 turn.stop_cap_reached = True
                 return
             self._deliver(turn, result.routed.model_texts)
@@ -390,8 +390,8 @@ class Session:
         if comp.trigger == "manual":
             self.writer.open()
             for body in tx.command_records("/compact", custom or ""):
-                self.writer.append(body)
-            self.writer.append(tx.local_command_failure(comp.result or ""))
+                self.writer.add(body)
+            self.writer.add(tx.local_command_failure(comp.result or ""))
         return comp
 
     def _compaction_hooks(self, comp: Compaction, prompt_id: str) -> None:
@@ -428,13 +428,13 @@ class Session:
         _sub, start, post = comp.events[1:4]
         self.writer.open()
         pre_tokens = 10 * sum(len(t) for t in self._conversation) // 4 + 100
-        self.writer.append(
+        self.writer.add(
             tx.compact_boundary(
                 comp.trigger, logical_parent=self.writer.last_uuid, pre_tokens=pre_tokens
             ),
             parent=None,
         )
-        self.writer.append(tx.compact_summary(comp.summary))
+        self.writer.add(tx.compact_summary(comp.summary))
         self._record(start)
         self._conversation = [f"Summary: {comp.summary}"]
         # Measured: texts waiting from before the compaction (a resume's SessionStart) still
@@ -447,7 +447,7 @@ class Session:
         lines += pre.routed.local_command_lines + post.routed.local_command_lines
         output = tx.command_stdout(lines)
         for body in [*tx.command_records("/compact", custom or ""), output]:
-            self.writer.append(body)
+            self.writer.add(body)
         self._pending_context.append(output["message"]["content"])
 
     def _default_summary(self) -> str:

@@ -67,10 +67,11 @@ class TranscriptBuilder:
     """Appends records the way Claude Code writes them: one JSON object a line.
 
     Conversation records (user, assistant, attachment, system) get Claude Code's common keys and a
-    ``parentUuid`` chain (`append`); housekeeping records (queue-operation, last-prompt) get only
-    the session. Assistant replies are one content block per record, the blocks of one API
-    message sharing ``message.id``, as the real CLI writes them. `add` and `raw` append a record
-    or a line as given, for malformed and hand-made input. Methods return the builder to chain.
+    ``parentUuid`` chain (`add` returns the record); housekeeping records (queue-operation,
+    last-prompt) get only the session. Assistant replies are one content block per record, the
+    blocks of one API message sharing ``message.id``, as the real CLI writes them. `as_is` and
+    `raw` append a record or a line as given, for malformed and hand-made input. The record
+    methods (`user`, `prompt`, `tool`...) return the builder to chain.
     """
 
     def __init__(
@@ -92,7 +93,7 @@ class TranscriptBuilder:
         return f"2026-11-29T13:{self._count // 60 % 60:02d}:{self._count % 60:02d}.000Z"
 
     # -- appending ------------------------------------------------------------------------
-    def add(self, record: dict[str, Any]) -> TranscriptBuilder:
+    def as_is(self, record: dict[str, Any]) -> TranscriptBuilder:
         self._emit(record)
         return self
 
@@ -103,7 +104,7 @@ class TranscriptBuilder:
     def _emit(self, record: dict[str, Any]) -> None:
         self.lines.append(json.dumps(record, ensure_ascii=False).encode("utf-8"))
 
-    def append(self, body: dict[str, Any], *, parent: str | bool | None = True) -> dict[str, Any]:
+    def add(self, body: dict[str, Any], *, parent: str | bool | None = True) -> dict[str, Any]:
         """Decorate and append one record; ``parent=True`` chains it to the previous one."""
         if body.get("type") not in CONVERSATION_TYPES:
             record = {**body, "sessionId": body.get("sessionId", self.session_id)}
@@ -131,24 +132,24 @@ class TranscriptBuilder:
 
     # -- records --------------------------------------------------------------------------
     def user(self, content: str | list[Any], **extra: Any) -> TranscriptBuilder:
-        self.append({"type": "user", "message": {"role": "user", "content": content}, **extra})
+        self.add({"type": "user", "message": {"role": "user", "content": content}, **extra})
         return self
 
     def prompt(self, text: str = "please do it", **extra: Any) -> TranscriptBuilder:
         """A typed prompt: its queue operation, the user record and a hook's attachment."""
-        self.append(queue_operation("enqueue", text, self.stamp()))
+        self.add(queue_operation("enqueue", text, self.stamp()))
         self.user(text, promptId=self.new_id("prompt"), permissionMode="acceptEdits", **extra)
         return self.attachment("hook_success")
 
     def meta(self, text: str = "Stop hook feedback:\nplease continue") -> TranscriptBuilder:
-        self.append(meta_user(text))
+        self.add(meta_user(text))
         return self
 
     def assistant(
         self, block: dict[str, Any], msg_id: str | None = None, **extra: Any
     ) -> TranscriptBuilder:
         message = assistant_message(block, msg_id or self.new_id("msg"))
-        self.append({"type": "assistant", "message": message, **extra})
+        self.add({"type": "assistant", "message": message, **extra})
         return self
 
     def text(self, text: str, msg_id: str | None = None, **extra: Any) -> TranscriptBuilder:
@@ -187,11 +188,11 @@ class TranscriptBuilder:
         return self.tool("Read", {"file_path": path})
 
     def attachment(self, kind: str = "date", content: Any = "") -> TranscriptBuilder:
-        self.append({"type": "attachment", "attachment": {"type": kind, "content": content}})
+        self.add({"type": "attachment", "attachment": {"type": kind, "content": content}})
         return self
 
     def stop_summary(self) -> TranscriptBuilder:
-        self.append({"type": "system", "subtype": "stop_hook_summary", "hookCount": 1})
+        self.add({"type": "system", "subtype": "stop_hook_summary", "hookCount": 1})
         return self
 
     def exchange(self, prompt: str, *edits: str, reply: str = "Done.") -> TranscriptBuilder:
