@@ -12,7 +12,6 @@ they sit in the page cache (warm reads).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -24,143 +23,58 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "packages" / "missioncache-transcript" / "src"
 sys.path.insert(0, str(SRC))
 
+from missioncache_harness.transcript import CWD, TranscriptBuilder  # noqa: E402
 from missioncache_transcript import find_edits, is_prompt, iter_records_reversed, recent_turns  # noqa: E402
 
 MB = 1024 * 1024
-CWD = "/home/user/project"
-SID = "62092ae1-ac2b-4203-bbca-0c567d602d25"
 
 
-class Records:
-    """Emits realistic records (2.1.328 shapes): one call per record, ids all distinct."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.parent: str | None = None
-
-    def _base(self, kind: str, **extra) -> dict:
-        self.count += 1
-        uuid = f"{self.count:08x}-0000-4000-8000-000000000000"
-        record = {
-            "parentUuid": self.parent,
-            "isSidechain": False,
-            "type": kind,
-            "uuid": uuid,
-            "timestamp": "2026-11-29T13:58:09.770Z",
-            "userType": "external",
-            "entrypoint": "sdk-cli",
-            "cwd": CWD,
-            "sessionId": SID,
-            "version": "2.1.328",
-            "gitBranch": "main",
-        }
-        record.update(extra)
-        self.parent = uuid
-        return record
-
-    def prompt(self, text: str) -> list[dict]:
-        return [
-            {"type": "queue-operation", "operation": "enqueue", "sessionId": SID, "content": text},
-            self._base("user", message={"role": "user", "content": text}, promptId="p"),
-            self._base("attachment", attachment={"type": "hook_success", "content": "ctx " * 50}),
-            self._base("attachment", attachment={"type": "skill_listing", "content": "s " * 900}),
-            {
-                "type": "api-request-blob",
-                "sessionId": SID,
-                "message": {
-                    "role": "user",
-                    "content": [
-                        {
-                            "type": "text",
-                            "text": "<system-reminder>" + "r" * 3000 + "</system-reminder>",
-                        },
-                        {"type": "text", "text": text},
-                    ],
-                },
-            },
-        ]
-
-    def assistant(self, block: dict, msg_id: str) -> dict:
-        message = {
-            "id": msg_id,
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-opus-5-5",
-            "content": [block],
-            "stop_reason": "tool_use",
-            "usage": {"input_tokens": 10, "output_tokens": 5},
-        }
-        return self._base("assistant", message=message, requestRef="ref")
-
-    def tool(self, name: str, params: dict, result: str, msg_id: str) -> list[dict]:
-        tool_id = f"toolu_{self.count:08d}"
-        block = {"type": "tool_use", "id": tool_id, "name": name, "input": params}
-        content = [{"tool_use_id": tool_id, "type": "tool_result", "content": result}]
-        return [
-            self.assistant(block, msg_id),
-            self._base(
-                "user",
-                message={"role": "user", "content": content},
-                toolUseResult={"type": "text", "file": {"filePath": params["file_path"]}},
-            ),
-        ]
-
-    def exchange(self, index: int, read_size: int) -> list[dict]:
-        msg = f"msg_{index:08d}"
-        path = f"{CWD}/src/module_{index % 97}.py"
-        records = self.prompt(f"Please refactor module {index} and fix the failing test.")
-        records.append(self.assistant({"type": "thinking", "thinking": "t" * 1500}, msg))
-        records.append(self.assistant({"type": "text", "text": "Let me read it first."}, msg))
-        records += self.tool(
-            "Read", {"file_path": path}, "    code line\n" * (read_size // 14), msg
-        )
-        edit = {
-            "file_path": path,
-            "old_string": "a" * 200,
-            "new_string": "b" * 200,
-            "replace_all": False,
-        }
-        records += self.tool("Edit", edit, "The file has been updated successfully.", msg + "b")
-        records.append(self.assistant({"type": "text", "text": "Done: " + "x" * 400}, msg + "c"))
-        records.append(self._base("system", subtype="stop_hook_summary", hookCount=1))
-        records.append({"type": "last-prompt", "lastPrompt": "...", "sessionId": SID})
-        return records
+def _prompt(tx: TranscriptBuilder, text: str) -> None:
+    """A prompt as the CLI records it, with the big records that follow one."""
+    tx.prompt(text).attachment("skill_listing", "s " * 900)
+    reminder = {"type": "text", "text": "<system-reminder>" + "r" * 3000 + "</system-reminder>"}
+    message = {"role": "user", "content": [reminder, {"type": "text", "text": text}]}
+    tx.add({"type": "api-request-blob", "message": message})
 
 
-def _lines(records: list[dict]) -> bytes:
-    return b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in records)
+def _exchange(tx: TranscriptBuilder, index: int, read_size: int) -> None:
+    msg = f"msg_{index:08d}"
+    path = f"{tx.cwd}/src/module_{index % 97}.py"
+    _prompt(tx, f"Please refactor module {index} and fix the failing test.")
+    tx.thinking("t" * 1500, msg).text("Let me read it first.", msg)
+    read = {"type": "text", "file": {"filePath": path}}
+    tx.tool(
+        "Read",
+        {"file_path": path},
+        msg,
+        result="    code line\n" * (read_size // 14),
+        tool_use_result=read,
+    )
+    edit = {"file_path": path, "old_string": "a" * 200, "new_string": "b" * 200}
+    tx.tool("Edit", {**edit, "replace_all": False}, msg + "b", result="The file has been updated.")
+    tx.text("Done: " + "x" * 400, msg + "c").stop_summary()
+    tx.add({"type": "last-prompt", "lastPrompt": "..."})
 
 
 def build(path: Path, size: int) -> int:
     """Write a transcript of about ``size`` bytes; returns the number of records."""
-    gen = Records()
-    chunk_records: list[dict] = []
+    tx = TranscriptBuilder()
     index = 0
-    while len(_lines(chunk_records)) < min(size, MB // 2):  # ~0.5 MB of varied exchanges
-        read_size = 300_000 if index % 25 == 24 else 6_000  # now and then a big Read
-        chunk_records += gen.exchange(index, read_size)
+    while len(tx.data()) < min(size, MB // 2):  # ~0.5 MB of varied exchanges
+        _exchange(tx, index, 300_000 if index % 25 == 24 else 6_000)  # now and then a big Read
         index += 1
-    chunk = _lines(chunk_records)
-    final = gen.prompt("Rename the helper in utils.py.")
-    final += gen.tool(
-        "Edit",
-        {
-            "file_path": f"{CWD}/utils.py",
-            "old_string": "old",
-            "new_string": "new",
-            "replace_all": False,
-        },
-        "updated",
-        "msg_final",
-    )
-    final.append(gen.assistant({"type": "text", "text": "Renamed."}, "msg_final_text"))
-    tail = _lines(final)
+    chunk, chunk_records = tx.data(), len(tx.lines)
+    _prompt(tx, "Rename the helper in utils.py.")
+    edit = {"file_path": f"{CWD}/utils.py", "old_string": "old", "new_string": "new"}
+    tx.tool("Edit", {**edit, "replace_all": False}, "msg_final", result="updated")
+    tx.text("Renamed.", "msg_final_text")
+    tail = b"\n".join(tx.lines[chunk_records:]) + b"\n"
     copies = max(1, round((size - len(tail)) / len(chunk)))
     with open(path, "wb") as handle:
         for _ in range(copies):
             handle.write(chunk)
         handle.write(tail)
-    return copies * len(chunk_records) + len(final)
+    return copies * chunk_records + len(tx.lines) - chunk_records
 
 
 def median_ms(func, runs: int) -> float:

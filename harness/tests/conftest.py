@@ -6,8 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_harness.probes import probe_plugin
+from missioncache_harness.probes import cli_probe_plugin, probe_plugin
 from missioncache_harness.workspace import make_env
+
+
+@pytest.fixture(scope="session")
+def cli_probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real-CLI tests' probe plugin (``mc-probe``), one per test session."""
+    return cli_probe_plugin(tmp_path_factory.mktemp("cli-probe") / "mc-probe")
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_harness.claude_cli import plugin_validate, repo_root, requires_claude
+from missioncache_harness.claude_cli import plugin_validate, requires_claude
+from missioncache_harness.locate import repo_root
 from missioncache_harness.plugin import strict_check
 
 

@@ -7,17 +7,22 @@ the hook texts that reached the model (exact prefixes), the systemMessage lines 
 human, the hook records of the transcript, what was blocked, and the compaction instructions. Any
 disagreement fails the step's test with the list of differences.
 
-Layer (a): the probe plugin of harness/tests/probe_plugin, whose output per event is set per step
+Layer (a): the probe plugin (`probes.cli_probe_plugin`), whose output per event is set per step
 (exit codes 0/1/2 and JSON on SessionStart, UserPromptSubmit, Stop and PreCompact).
 Layer (b): the BUILT MissionCache plugin (with the probe beside it, logging stdin) in a HOME with a
 real task: startup turn with a Write, a resumed turn, /compact, and the turn after it.
 
 One session per layer (module-scoped fixtures) keeps the number of CLI processes small.
+
+The real side of layer (a) is recorded in golden/probe-scenario.json: the simulator is checked
+against that recording in every run, with or without the CLI; the conformance run compares the
+CLI with it too, and re-records it when MISSIONCACHE_RECORD_GOLDEN=1 (see harness/README.md).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import uuid
 from dataclasses import dataclass, field
@@ -27,7 +32,13 @@ from typing import Any
 import pytest
 
 from missioncache_harness import conformance as cf
-from missioncache_harness.claude_cli import ClaudeRun, load_transcript, requires_claude, run_turn
+from missioncache_harness.claude_cli import (
+    ClaudeRun,
+    claude_version,
+    load_transcript,
+    requires_claude,
+    run_turn,
+)
 from missioncache_harness.fake_api import FakeAnthropicAPI, ToolUse
 from missioncache_harness.fake_api import Text as ApiText
 from missioncache_harness.polling import poll_until
@@ -35,9 +46,9 @@ from missioncache_harness.session import Compaction, Session, Turn, _messages
 from missioncache_harness.tools import Text, Write
 from missioncache_harness.workspace import McEnv, create_task, make_env
 
-PROBE_PLUGIN = Path(__file__).parent / "probe_plugin"
+GOLDEN = Path(__file__).parent / "golden" / "probe-scenario.json"
+RECORD_ENV = "MISSIONCACHE_RECORD_GOLDEN"
 SUMMARY = "<analysis>\nscripted\n</analysis>\n<summary>\nCONFORMANCE-SUMMARY\n</summary>"
-pytestmark = [pytest.mark.conformance, requires_claude]
 
 
 # ------------------------------------------------------------------ the two-sided player
@@ -89,13 +100,14 @@ class Played:
         return cf.differences(sim, real, name)
 
 
-def make_side(base: Path) -> Side:
+def make_side(base: Path, sid: str, probe: Path) -> Side:
     env = make_env(base)
     cwd = (base / "work" / "project").resolve()
     cwd.mkdir(parents=True)
     log = base / "probe.jsonl"
     env.env["MC_PROBE_LOG"] = str(log)
-    return Side(env, env.home, cwd, log, env.env, cf.Normaliser(env.home, cwd))
+    norm = cf.Normaliser(env.home, cwd, sid, (probe,))
+    return Side(env, env.home, cwd, log, env.env, norm)
 
 
 def api_replies(blocks: list, cwd: Path) -> list[list]:
@@ -114,9 +126,8 @@ def api_replies(blocks: list, cwd: Path) -> list[list]:
 
 
 def play(
-    steps: list[Step], real: Side, sim: Side, plugins: list[Path], api: FakeAnthropicAPI
+    sid: str, steps: list[Step], real: Side, sim: Side, plugins: list[Path], api: FakeAnthropicAPI
 ) -> Played:
-    sid = str(uuid.uuid4())
     session = Session(plugins, sim.cwd, env=sim.env, session_id=sid)
     played = Played(sid, real, sim, session, api)
     for index, step in enumerate(steps):
@@ -156,7 +167,15 @@ def _play_real(played: Played, step: Step, plugins: list[Path], *, first: bool) 
 
 
 def _play_sim(played: Played, step: Step, *, first: bool) -> None:
-    session, side = played.session, played.sim
+    outcome, sim = play_sim_step(played.session, played.sim, step, first=first)
+    played.outcomes[step.name] = outcome
+    played.observed[step.name] = (sim, played.observed[step.name][1])
+
+
+def play_sim_step(
+    session: Session, side: Side, step: Step, *, first: bool
+) -> tuple[Turn | Compaction, cf.Observation]:
+    """One step through the simulator, and what it showed reduced to an Observation."""
     session.env["MC_PROBE_BEHAVIOUR"] = json.dumps(step.behaviour)
     before = (len(cf.read_jsonl(side.log)), len(session.records()))
     session.start("startup" if first else "resume")
@@ -167,14 +186,12 @@ def _play_sim(played: Played, step: Step, *, first: bool) -> None:
         replies = [[Text("Done.")]] * step.stop_replies
         outcome = session.prompt(step.prompt, reply=step.reply, stop_replies=replies)
     session.end()
-    played.outcomes[step.name] = outcome
-    sim = cf.observe_sim(
+    return outcome, cf.observe_sim(
         outcome,
         log=cf.read_jsonl(side.log)[before[0] :],
         records=session.records()[before[1] :],
         norm=side.norm,
     )
-    played.observed[step.name] = (sim, played.observed[step.name][1])
 
 
 def _transcript(played: Played) -> list[dict]:
@@ -299,20 +316,51 @@ PROBE_STEPS = [
 
 
 @pytest.fixture(scope="module")
-def probe_played(tmp_path_factory: pytest.TempPathFactory) -> Played:
+def probe_played(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> Played:
     base = tmp_path_factory.mktemp("conformance-probe")
-    real, sim = make_side(base / "real"), make_side(base / "sim")
+    sid = str(uuid.uuid4())
+    real, sim = make_side(base / "real", sid, cli_probe), make_side(base / "sim", sid, cli_probe)
     with FakeAnthropicAPI(compact_summary=SUMMARY, default_text="Done.") as api:
-        return play(PROBE_STEPS, real, sim, [PROBE_PLUGIN], api)
+        return play(sid, PROBE_STEPS, real, sim, [cli_probe], api)
 
 
+def golden_differences(observed: dict[str, cf.Observation], *, sim: bool) -> list[str]:
+    """How a run's observations differ from the recording (``sim``: the run is the simulator's)."""
+    golden = cf.read_golden(GOLDEN)
+    problems = [] if list(observed) == list(golden) else [f"steps: {list(observed)}"]
+    for name in set(golden) & set(observed):
+        pair = (observed[name], golden[name]) if sim else (golden[name], observed[name])
+        problems += cf.differences(*pair, name)
+    return problems
+
+
+def test_simulator_agrees_with_the_recorded_cli(tmp_path: Path, cli_probe: Path) -> None:
+    """The probe scenario through the simulator alone matches the real CLI's recording."""
+    sid = str(uuid.uuid4())
+    side = make_side(tmp_path, sid, cli_probe)
+    session = Session([cli_probe], side.cwd, env=side.env, session_id=sid)
+    observed = {
+        step.name: play_sim_step(session, side, step, first=index == 0)[1]
+        for index, step in enumerate(PROBE_STEPS)
+    }
+    problems = golden_differences(observed, sim=True)
+    assert not problems, "simulator and recorded CLI disagree:\n" + "\n".join(problems)
+
+
+@pytest.mark.conformance
+@requires_claude
 def test_probe_plugin_simulator_agrees_with_the_real_cli(probe_played: Played) -> None:
-    """Every step agrees; then a guard that the real side did see each kind of outcome.
+    """Every step agrees, the CLI still does what was recorded; then a guard that the real
+    side did see each kind of outcome.
 
     One test (not one per step) so that, under xdist, the scenario is played once.
     """
     assert_agree(probe_played, [s.name for s in PROBE_STEPS])
     obs = {name: real for name, (_sim, real) in probe_played.observed.items()}
+    if os.environ.get(RECORD_ENV) == "1":
+        cf.write_golden(GOLDEN, obs, claude_version())
+    problems = golden_differences(obs, sim=False)
+    assert not problems, f"the real CLI no longer matches {GOLDEN.name}:\n" + "\n".join(problems)
     assert (
         "SessionStart:startup hook success: S1-SS-startup" in obs["startup-exit0"].model_text_blob
     )
@@ -341,14 +389,17 @@ BUILT_STEPS = [
 
 
 @pytest.fixture(scope="module")
-def built_played(built_plugin: Path, tmp_path_factory: pytest.TempPathFactory) -> Played:
+def built_played(
+    built_plugin: Path, cli_probe: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Played:
     base = tmp_path_factory.mktemp("conformance-built")
-    real, sim = make_side(base / "real"), make_side(base / "sim")
+    sid = str(uuid.uuid4())
+    real, sim = make_side(base / "real", sid, cli_probe), make_side(base / "sim", sid, cli_probe)
     for side in (real, sim):
         create_task(built_plugin, side.mc, TASK, side.cwd)
-    plugins = [built_plugin, PROBE_PLUGIN]
+    plugins = [built_plugin, cli_probe]
     with FakeAnthropicAPI(compact_summary=SUMMARY, default_text="Done.") as api:
-        played = Played(str(uuid.uuid4()), real, sim, Session(plugins, sim.cwd, env=sim.env), api)
+        played = Played(sid, real, sim, Session(plugins, sim.cwd, env=sim.env), api)
         played = _play_built(played, plugins)
     return played
 
@@ -379,6 +430,8 @@ def wait_for_heartbeats(side: Side, count: int) -> None:
     assert recorded, f"fewer than {count} heartbeats in {side.home}"
 
 
+@pytest.mark.conformance
+@requires_claude
 def test_built_plugin_simulator_agrees_with_the_real_cli(built_played: Played) -> None:
     """Every step agrees, and what was compared is the product's output (not an empty
     agreement); the real run left a heartbeat, a stamped context file and processed time."""

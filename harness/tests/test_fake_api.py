@@ -154,18 +154,6 @@ def test_tool_ids_are_unique_unless_scripted() -> None:
     assert ids[2] == "toolu_mine"
 
 
-def test_responder_chooses_replies_before_the_queue() -> None:
-    def responder(req: Any) -> str | None:
-        return "seen tool result" if req.tool_results() else None
-
-    with FakeAnthropicAPI(["queued"], responder=responder) as api:
-        first = assemble(sse_events(turn(api)[2]))
-        result = [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "File created"}]
-        second = assemble(sse_events(turn(api, result)[2]))
-    assert first[0]["text"] == "queued"
-    assert second[0]["text"] == "seen tool result"
-
-
 def test_compaction_gets_a_summary_without_consuming_the_script() -> None:
     with FakeAnthropicAPI(["scripted turn"]) as api:
         default = assemble(sse_events(turn(api, COMPACT_PROMPT)[2]))[0]["text"]

@@ -112,22 +112,3 @@ def test_compaction_and_end_fields():
     assert keys(p.session_end(base("SessionEnd"))) == {"reason"}
     assert p.session_end(base("SessionEnd"), reason="clear", prompt_id="p")["reason"] == "clear"
     assert keys(p.session_end(base("SessionEnd"), prompt_id="p")) == {"reason", "prompt_id"}
-
-
-def test_tool_events():
-    pre = p.pre_tool_use(
-        base("PreToolUse"), tool_name="Write", tool_input={"a": 1}, tool_use_id="t", prompt_id="p"
-    )
-    assert keys(pre) == {
-        "prompt_id",
-        "permission_mode",
-        "effort",
-        "tool_name",
-        "tool_input",
-        "tool_use_id",
-    }
-    post = p.post_tool_use(
-        base("PostToolUse"), tool_name="Write", tool_input={}, tool_use_id="t", tool_response={}
-    )
-    assert {"tool_response", "duration_ms"} <= keys(post)
-    assert post["hook_event_name"] == "PostToolUse"

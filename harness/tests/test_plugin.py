@@ -34,7 +34,7 @@ def test_missing_top_level_hooks_key_is_an_error(tmp_path):
     root = write_plugin(tmp_path / "p", json.dumps({"Stop": GOOD["Stop"]}))
     plugin = load_plugin(root)
     assert plugin.load_failed
-    assert plugin.errors[0].message.startswith("hooks.json must have `hooks`")
+    assert plugin.errors[0].message == "hooks.json must have `hooks`"
 
 
 @pytest.mark.parametrize(
@@ -76,18 +76,11 @@ def test_mistakes_claude_code_ignores_are_warnings_and_the_entry_is_dropped(
     assert strict_check(root) == plugin.problems
 
 
-def test_manifest_problems(tmp_path):
-    root = write_plugin(tmp_path / "p", GOOD, manifest={"name": "Bad Name!", "foo": 1})
-    messages = {p.message for p in load_plugin(root).problems}
-    assert "Plugin name cannot contain spaces. Use kebab-case" in messages
-    assert "Unknown field 'foo'. Claude Code ignores it at load time." in messages
-
-
-def test_manifest_without_author_or_description_warns(tmp_path):
-    root = write_plugin(tmp_path / "p", GOOD)
-    (root / ".claude-plugin" / "plugin.json").write_text('{"name": "bare"}')
-    found = {(p.severity, p.where) for p in strict_check(root)}
-    assert found == {(WARNING, "version"), (WARNING, "description"), (WARNING, "author")}
+def test_a_manifest_name_with_spaces_is_an_error(tmp_path):
+    root = write_plugin(tmp_path / "p", GOOD, manifest={"name": "Bad Name!"})
+    plugin = load_plugin(root)
+    assert [(p.severity, p.where) for p in plugin.problems] == [(ERROR, "name")]
+    assert plugin.name == "p"
 
 
 def test_missing_manifest_is_an_error_and_the_dir_names_the_plugin(tmp_path):
@@ -96,11 +89,6 @@ def test_missing_manifest_is_an_error_and_the_dir_names_the_plugin(tmp_path):
     plugin = load_plugin(root)
     assert plugin.name == "dir-name"
     assert plugin.errors[0].where == "directory"
-
-
-def test_hooks_file_named_in_the_manifest_is_loaded_once(tmp_path):
-    root = write_plugin(tmp_path / "p", GOOD, manifest={"hooks": "./hooks/hooks.json"})
-    assert len(load_plugin(root).hooks) == 1
 
 
 def test_a_plugin_without_hooks_fails_the_strict_check(tmp_path):
@@ -114,18 +102,18 @@ def test_hooks_for_dedups_and_matches(tmp_path):
     root = write_plugin(
         tmp_path / "p",
         {
-            "PreToolUse": [
-                {"matcher": "Write", "hooks": [entry, entry]},
-                {"matcher": "Write|Edit", "hooks": [entry, other]},
-                {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo z"}]},
+            "SessionStart": [
+                {"matcher": "startup", "hooks": [entry, entry]},
+                {"matcher": "startup|resume", "hooks": [entry, other]},
+                {"matcher": "clear", "hooks": [{"type": "command", "command": "echo z"}]},
             ]
         },
     )
     plugin = load_plugin(root)
-    chosen = plugin.hooks_for("PreToolUse", {"tool_name": "Write"})
+    chosen = plugin.hooks_for("SessionStart", {"source": "startup"})
     assert [h.command for h in chosen] == ["echo x", "echo y"]
-    assert [h.command for h in plugin.hooks_for("PreToolUse", {"tool_name": "Edit"})] == [
+    assert [h.command for h in plugin.hooks_for("SessionStart", {"source": "resume"})] == [
         "echo x",
         "echo y",
     ]
-    assert [h.command for h in plugin.hooks_for("PreToolUse", {"tool_name": "Bash"})] == ["echo z"]
+    assert [h.command for h in plugin.hooks_for("SessionStart", {"source": "clear"})] == ["echo z"]

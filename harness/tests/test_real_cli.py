@@ -30,8 +30,6 @@ from missioncache_harness.claude_cli import (
     marketplace_add,
     plugin_install,
     plugin_validate,
-    project_dir_name,
-    repo_root,
     requires_claude,
     run_claude,
     run_compact,
@@ -40,8 +38,9 @@ from missioncache_harness.claude_cli import (
     turn_args,
 )
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
+from missioncache_harness.locate import repo_root
+from missioncache_harness.payloads import cwd_key
 
-PROBE_PLUGIN = Path(__file__).parent / "probe_plugin"
 COMMON_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name"}
 SUMMARY = "<analysis>\nprobe analysis\n</analysis>\n<summary>\nPROBE-SUMMARY\n</summary>"
 BEHAVIOUR = {
@@ -83,7 +82,7 @@ class Session:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+def session(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> Session:
     base = tmp_path_factory.mktemp("cli-session")
     home, work, log = base / "home", base / "work", base / "hooks.jsonl"
     work.mkdir()
@@ -91,7 +90,7 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
         "Write", {"file_path": str(work / "hello.txt"), "content": "hi\n"}, id="toolu_mc_write"
     )
     env = probe_env(log, BEHAVIOUR)
-    common = {"home": home, "cwd": work, "plugin_dirs": [PROBE_PLUGIN], "env_extra": env}
+    common = {"home": home, "cwd": work, "plugin_dirs": [cli_probe], "env_extra": env}
     with FakeAnthropicAPI([[Text("Writing."), write], "All done."], compact_summary=SUMMARY) as api:
         startup = run_turn("WRITEFILE please", fake_api=api, **common).check()
         sid = startup.session_id
@@ -161,7 +160,7 @@ def test_stop_system_message_is_recorded_in_the_transcript_but_never_sent(
 
 @pytest.mark.conformance
 @requires_claude
-def test_hook_stdin_and_environment_follow_the_contract(session: Session) -> None:
+def test_hook_stdin_and_environment_follow_the_contract(session: Session, cli_probe: Path) -> None:
     log = session.log
     assert [e["stdin"].get("source") for e in log if e["event"] == "SessionStart"] == [
         "startup",
@@ -176,23 +175,18 @@ def test_hook_stdin_and_environment_follow_the_contract(session: Session) -> Non
         assert (stdin["session_id"], stdin["transcript_path"]) == (session.sid, tpath)
         assert stdin["cwd"] == entry["cwd"] == str(session.work)
         env = entry["env"]
-        assert env["CLAUDE_PLUGIN_ROOT"] == str(PROBE_PLUGIN)
+        assert env["CLAUDE_PLUGIN_ROOT"] == str(cli_probe)
         assert env["CLAUDE_PROJECT_DIR"] == str(session.work)
         assert env["CLAUDE_CODE_SESSION_ID"] == session.sid
         assert env["HOME"] == str(session.home)
         assert env["ANTHROPIC_BASE_URL"] == session.api.base_url
-        assert (env["CLAUDE_ENV_FILE"] is not None) == (entry["event"] == "SessionStart")
+        assert ("CLAUDE_ENV_FILE" in env) == (entry["event"] == "SessionStart")
     assert log[0]["event"] == "SessionStart"
     assert log[0]["transcript_exists"] is False
 
     ups = stdins(log, "UserPromptSubmit")
     assert [u["prompt"] for u in ups] == ["WRITEFILE please", "second prompt"]
     assert all({"prompt_id", "permission_mode"} <= set(u) for u in ups)
-    (pre,) = stdins(log, "PreToolUse")
-    assert (pre["tool_name"], pre["tool_input"]["file_path"]) == (
-        "Write",
-        str(session.work / "hello.txt"),
-    )
     stop = stdins(log, "Stop")[0]
     assert {"prompt_id", "stop_hook_active", "last_assistant_message"} <= set(stop)
     assert stop["stop_hook_active"] is False
@@ -231,7 +225,7 @@ def test_manual_compact_fires_precompact_and_its_stdout_becomes_instructions(
 def test_transcript_lives_where_the_contract_says(session: Session) -> None:
     path = session.startup.transcript_path
     assert path == transcript_path(session.home, session.work, session.sid)
-    assert path.parent.name == project_dir_name(session.work)
+    assert path.parent.name == cwd_key(session.work)
     assert path.is_file()
     records = session.startup.transcript()
     assert records == load_transcript(path)
@@ -253,7 +247,9 @@ def test_transcript_lives_where_the_contract_says(session: Session) -> None:
 
 @pytest.mark.conformance
 @requires_claude
-def test_identical_session_start_stdout_is_not_resent_on_resume(tmp_path: Path) -> None:
+def test_identical_session_start_stdout_is_not_resent_on_resume(
+    tmp_path: Path, cli_probe: Path
+) -> None:
     """Observed on 2.1.328: a resume hook that prints what startup printed reaches nothing."""
     log, work = tmp_path / "hooks.jsonl", tmp_path / "work"
     work.mkdir()
@@ -261,7 +257,7 @@ def test_identical_session_start_stdout_is_not_resent_on_resume(tmp_path: Path) 
     common = {
         "home": tmp_path / "home",
         "cwd": work,
-        "plugin_dirs": [PROBE_PLUGIN],
+        "plugin_dirs": [cli_probe],
         "env_extra": env,
     }
     with FakeAnthropicAPI() as api:
@@ -276,12 +272,14 @@ def test_identical_session_start_stdout_is_not_resent_on_resume(tmp_path: Path) 
 
 @pytest.mark.conformance
 @requires_claude
-def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(tmp_path: Path) -> None:
-    good = plugin_validate(PROBE_PLUGIN, home=tmp_path / "home")
+def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(
+    tmp_path: Path, cli_probe: Path
+) -> None:
+    good = plugin_validate(cli_probe, home=tmp_path / "home")
     assert good.rc == 0, good.describe()
     assert "Validation passed" in good.stdout
     broken = tmp_path / "broken"
-    shutil.copytree(PROBE_PLUGIN, broken)
+    shutil.copytree(cli_probe, broken)
     manifest = broken / ".claude-plugin" / "plugin.json"
     data = json.loads(manifest.read_text())
     del data["name"]
@@ -293,14 +291,14 @@ def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(tmp_path: Pa
 
 @pytest.mark.conformance
 @requires_claude
-def test_marketplace_install_runs_hooks_without_plugin_dir(tmp_path: Path) -> None:
+def test_marketplace_install_runs_hooks_without_plugin_dir(tmp_path: Path, cli_probe: Path) -> None:
     market, home, work, log = (
         tmp_path / "market",
         tmp_path / "home",
         tmp_path / "w",
         tmp_path / "log",
     )
-    shutil.copytree(PROBE_PLUGIN, market / "plugin")
+    shutil.copytree(cli_probe, market / "plugin")
     catalog = {
         "name": "mc-probe-market",
         "owner": {"name": "MissionCache tests"},
@@ -411,7 +409,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_session_ids_paths_and_arguments(tmp_path: Path) -> None:
-    assert project_dir_name("/tmp/w_x.y z-1") == "-tmp-w-x-y-z-1"
+    assert cwd_key("/tmp/w_x.y z-1") == "-tmp-w-x-y-z-1"
     sid = "0b0c4d4e-0000-4000-8000-000000000000"
     path = transcript_path(tmp_path, "/p/q", sid)
     assert path == tmp_path / ".claude" / "projects" / "-p-q" / f"{sid}.jsonl"

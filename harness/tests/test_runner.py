@@ -88,19 +88,19 @@ def test_identical_commands_run_once_per_plugin(sim):
     assert (second / "count").read_text() == "once\n"
 
 
-def test_matchers_select_tool_hooks(sim):
+def test_matchers_select_hooks(sim):
     root = sim.plugin(
         {
-            "PostToolUse": [
-                {"name": "W", "matcher": "Write"},
-                {"name": "WE", "matcher": "Write|Edit"},
-                {"name": "RX", "matcher": "^Ed.*"},
+            "SessionStart": [
+                {"name": "S", "matcher": "startup"},
+                {"name": "SR", "matcher": "startup|resume"},
+                {"name": "RX", "matcher": "^res.*"},
                 {"name": "ALL"},
             ]
         }
     )
-    ran = {r.command.split()[-1] for r in _run(sim, root, "PostToolUse", tool_name="Edit")}
-    assert ran == {"WE", "RX", "ALL"}
+    ran = {r.command.split()[-1] for r in _run(sim, root, "SessionStart", source="resume")}
+    assert ran == {"SR", "RX", "ALL"}
 
 
 def test_environment_cwd_and_stdin(sim):
@@ -132,18 +132,17 @@ def test_environment_cwd_and_stdin(sim):
 
 
 def test_hook_that_never_reads_a_big_stdin_does_not_stall(sim):
-    root = sim.plugin({"PreToolUse": ["N"]}, {"N": {"no_stdin": True, "stdout": "ok"}})
-    big = {"file_path": "/x", "content": "y" * 400_000}
-    runs = _run(sim, root, "PreToolUse", tool_name="Write", tool_input=big)
+    root = sim.plugin({"UserPromptSubmit": ["N"]}, {"N": {"no_stdin": True, "stdout": "ok"}})
+    runs = _run(sim, root, "UserPromptSubmit", prompt="y" * 400_000)
     assert runs[0].exit_code == 0
     assert runs[0].stdout == "ok"
 
 
 def test_big_stdin_arrives_whole(sim):
-    root = sim.plugin({"PreToolUse": ["R"]})
-    big = {"content": "é" * 300_000}
-    _run(sim, root, "PreToolUse", tool_name="Write", tool_input=big)
-    assert read_log(root)[0]["stdin"]["tool_input"] == big
+    root = sim.plugin({"UserPromptSubmit": ["R"]})
+    big = "é" * 300_000
+    _run(sim, root, "UserPromptSubmit", prompt=big)
+    assert read_log(root)[0]["stdin"]["prompt"] == big
 
 
 def test_non_utf8_output_is_replaced(sim):

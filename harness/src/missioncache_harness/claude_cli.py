@@ -23,6 +23,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from missioncache_harness import payloads
+from missioncache_harness.locate import repo_root
+
 if TYPE_CHECKING:
     from missioncache_harness.fake_api import FakeAnthropicAPI
 
@@ -46,14 +49,6 @@ STRIPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE")
 
 class ClaudeRunError(AssertionError):
     """A CLI run that failed or timed out; the message carries its output for the test log."""
-
-
-def repo_root() -> Path | None:
-    """The workspace root above this file (holds pyproject.toml and harness/), if any."""
-    for parent in Path(__file__).resolve().parents:
-        if (parent / "pyproject.toml").is_file() and (parent / "harness").is_dir():
-            return parent
-    return None
 
 
 def find_claude() -> Path | None:
@@ -114,14 +109,9 @@ def claude_env(
     return env
 
 
-def project_dir_name(cwd: str | os.PathLike[str]) -> str:
-    """The CLI's folder name for a project: every non-alphanumeric character becomes '-'."""
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
-
-
 def transcript_path(home: str | os.PathLike[str], cwd: str | os.PathLike[str], sid: str) -> Path:
     """Where the CLI writes a session's JSONL transcript under a given HOME."""
-    return Path(home) / ".claude" / "projects" / project_dir_name(cwd) / f"{sid}.jsonl"
+    return Path(payloads.transcript_path(Path(home) / ".claude", cwd, sid))
 
 
 def load_transcript(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +89,12 @@ _MASKS = (
 
 @dataclass
 class Normaliser:
-    """Maps one run's HOME and project dir to placeholders and masks clock readings."""
+    """Maps one run's HOME, project dir and session id to placeholders; masks clock readings."""
 
     home: Path
     cwd: Path
+    session_id: str = ""
+    plugins: Sequence[Path] = ()
 
     def __call__(self, text: str) -> str:
         pairs = [
@@ -100,6 +102,9 @@ class Normaliser:
             (cwd_key(self.cwd), "<CWD-KEY>"),
             (str(self.home), "<HOME>"),
         ]
+        if self.session_id:
+            pairs.append((self.session_id, "<SID>"))
+        pairs += [(str(plugin), "<PLUGIN>") for plugin in self.plugins]
         for old, new in sorted(pairs, key=lambda p: -len(p[0])):
             text = text.replace(old, new)
         for pattern, replacement in _MASKS:
@@ -350,5 +355,43 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
-def slice_from(items: Sequence[Any], start: int) -> list[Any]:
-    return list(items[start:])
+def write_golden(path: Path, observed: Mapping[str, Observation], version: str | None) -> None:
+    """Record the real CLI's observations of a scenario, small and sanitised.
+
+    Of the texts the model got, only the hook texts are kept (`_hook_parts`): the CLI's own
+    sections (its environment, reminders) are neither compared nor stable. Paths and ids are
+    already placeholders, so nothing of the recording machine remains. One line per field keeps
+    the file small and its diffs readable.
+    """
+    lines = []
+    for name, obs in observed.items():
+        data = asdict(obs)
+        data["model_texts"] = [part for text in obs.model_texts for part in _hook_parts(text)]
+        del data["model_text_blob"]
+        fields = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items())
+        lines.append(f" {json.dumps(name)}: {{\n{fields}\n }}")
+    body = ",\n".join(lines)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f'{{"claude_code": {json.dumps(version)}, "steps": {{\n{body}\n}}}}\n', encoding="utf-8"
+    )
+
+
+def _hook_parts(text: str) -> list[str]:
+    """The paragraphs of a model text that start with a hook prefix (so a recorded scenario's
+    hooks print no blank lines)."""
+    return [p for p in text.split("\n\n") if any(p.startswith(x) for x in MODEL_PREFIXES)]
+
+
+def read_golden(path: Path) -> dict[str, Observation]:
+    """The recorded observations per step, as the real side of `differences`."""
+    steps = json.loads(path.read_text(encoding="utf-8"))["steps"]
+    out = {}
+    for name, data in steps.items():
+        obs = Observation(**data)
+        obs.stdin = [(e, shape, values) for e, shape, values in obs.stdin]
+        obs.human = [tuple(pair) for pair in obs.human]
+        obs.hook_records = [tuple(pair) for pair in obs.hook_records]
+        obs.model_text_blob = "\n\n".join(obs.model_texts)
+        out[name] = obs
+    return out

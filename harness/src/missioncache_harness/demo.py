@@ -20,7 +20,6 @@ from missioncache_harness.session import Session
 from missioncache_harness.tools import Edit, Text, Write
 from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env, python3
 
-WIDTH = 100
 TASK = "demo-task"
 
 
@@ -86,10 +85,9 @@ def _plugin(tmp: Path) -> Path:
 def _prompt(session: Session, text: str, reply: list) -> None:
     _step(f'You: "{text}"')
     turn = session.prompt(text, reply=reply)
+    for tool in turn.tools:
+        _line("Claude uses", f"{tool.name} {Path(tool.input.get('file_path', '')).name}")
     for event in turn.events:
-        if event.event == "PreToolUse":
-            target = event.payload.get("tool_input", {}).get("file_path", "")
-            _line("Claude uses", f"{event.payload.get('tool_name')} {Path(target).name}")
         if event.event == "Stop" and event is turn.events[-1]:
             _line("Claude replied", turn.result)
         _show_event(event)

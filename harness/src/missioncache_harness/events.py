@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-# The 18 events the probe plugin registered (contract section 0). Anything else in hooks.json is an
-# "unknown hook event" that Claude Code ignores with a warning.
+# The 18 events Claude Code 2.1.328 accepts in hooks.json (contract section 0). Anything else is an
+# "unknown hook event" that Claude Code ignores with a warning, so the loader warns too. The
+# simulator routes only the events MissionCache registers and those fired around them.
 KNOWN_EVENTS: tuple[str, ...] = (
     "SessionStart",
     "UserPromptSubmit",
@@ -34,27 +35,18 @@ KNOWN_EVENTS: tuple[str, ...] = (
     "UserPromptExpansion",
 )
 
-TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
-
-# Which stdin field a group's `matcher` is compared with. Events not listed ignore matchers.
+# Which stdin field a group's `matcher` is compared with, for the simulated events; the others
+# ignore matchers here.
 MATCHER_FIELD: Mapping[str, str] = {
-    "PreToolUse": "tool_name",
-    "PostToolUse": "tool_name",
-    "PostToolUseFailure": "tool_name",
-    "PermissionRequest": "tool_name",
     "SessionStart": "source",
     "PreCompact": "trigger",
     "PostCompact": "trigger",
     "SessionEnd": "reason",
-    "SubagentStart": "agent_type",
     "SubagentStop": "agent_type",
-    "Notification": "notification_type",
 }
 
 # Turn-level events get CLAUDE_EFFORT in their environment (contract section 5).
-TURN_EVENTS = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop", "SubagentStop"}
-)
+TURN_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 # Default timeouts in seconds when a hook sets none (contract section 4.1). 600 s is the presumed
 # value behind "more than 70 s"; SessionEnd is capped separately (see `effective_timeout`).
@@ -64,10 +56,10 @@ SESSION_END_CAP_ENV = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
 SESSION_END_CAP = 1.5
 KILL_GRACE = 1.5  # SIGKILL follows SIGTERM this many seconds later
 
-# hookSpecificOutput.hookEventName values the output schema accepts. Measured: SessionEnd,
-# PreCompact and PostCompact are rejected (PostCompact: contract 11.4.2, about 40 lines of
-# validation error on manual /compact); Stop, PostToolUse and PostToolBatch are accepted
-# (json-ctx worked). The rest of the list is not measured.
+# hookSpecificOutput.hookEventName values the output schema accepts, in the order Claude Code's
+# error message lists them. Measured: SessionEnd, PreCompact and PostCompact are rejected
+# (PostCompact: contract 11.4.2, about 40 lines of validation error on manual /compact);
+# Stop is accepted.
 ACCEPTED_OUTPUT_EVENT_NAMES: tuple[str, ...] = (
     "PreToolUse",
     "UserPromptSubmit",
@@ -156,6 +148,4 @@ def hook_name(event: str, payload: Mapping[str, object]) -> str:
     """The name Claude Code gives a hook in records and messages, e.g. ``SessionStart:startup``."""
     if event == "SessionStart":
         return f"SessionStart:{payload.get('source', 'startup')}"
-    if event in TOOL_EVENTS:
-        return f"{event}:{payload.get('tool_name', '')}"
     return event

@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from missioncache_harness.tools import Text
+
 DEFAULT_TEXT = "Done."
 DEFAULT_SUMMARY = (
     "<analysis>\nThe user asked for scripted work; it was done.\n</analysis>\n"
@@ -44,13 +46,6 @@ COMPACT_MARKERS = (
 SIDE_MAX_TOKENS = 1024
 # Request kinds, as classified by `classify_request`.
 MAIN, COMPACT, SIDE, COUNT_TOKENS, OTHER = "main", "compact", "side", "count_tokens", "other"
-
-
-@dataclass(frozen=True)
-class Text:
-    """A text block of a scripted reply."""
-
-    text: str
 
 
 @dataclass(frozen=True)
@@ -81,7 +76,6 @@ class Reply:
 
 
 ReplyLike = Reply | Block | str | Iterable[Block | str]
-Responder = Callable[["RecordedRequest"], ReplyLike | None]
 
 
 def as_reply(value: ReplyLike) -> Reply:
@@ -210,7 +204,7 @@ class FakeAnthropicAPI:
     """Messages API stand-in on 127.0.0.1 (ephemeral port), served from a background thread.
 
     Use as a context manager; `base_url` goes into ANTHROPIC_BASE_URL. Main-conversation replies
-    come from `responder` (if given and it returns non-None), then the queue, then `default_text`.
+    come from the queue, then `default_text`.
     Compaction gets `compact_summary` (a string, or a callable of the request); side requests get
     `side_text`. Neither consumes the queue.
     """
@@ -219,13 +213,11 @@ class FakeAnthropicAPI:
         self,
         replies: Iterable[ReplyLike] = (),
         *,
-        responder: Responder | None = None,
         compact_summary: str | Callable[[RecordedRequest], str] = DEFAULT_SUMMARY,
         default_text: str = DEFAULT_TEXT,
         side_text: str = "Scripted session",
     ) -> None:
         self._queue: deque[Reply] = deque(as_reply(r) for r in replies)
-        self.responder = responder
         self.compact_summary = compact_summary
         self.default_text = default_text
         self.side_text = side_text
@@ -292,10 +284,6 @@ class FakeAnthropicAPI:
             return Reply((Text(summary(req) if callable(summary) else summary),))
         if req.kind == SIDE:
             return Reply((Text(self.side_text),))
-        if self.responder is not None:
-            chosen = self.responder(req)
-            if chosen is not None:
-                return as_reply(chosen)
         with self._lock:
             if self._queue:
                 return self._queue.popleft()

@@ -136,12 +136,6 @@ def agent_transcript_path(transcript: str, agent_id: str) -> str:
     return str(path.parent / path.stem / "subagents" / f"agent-{agent_id}.jsonl")
 
 
-def subagent_start(
-    base: dict[str, Any], *, prompt_id: str, agent_id: str, agent_type: str
-) -> dict[str, Any]:
-    return {**base, "prompt_id": prompt_id, "agent_id": agent_id, "agent_type": agent_type}
-
-
 def subagent_stop(
     base: dict[str, Any],
     *,
@@ -201,55 +195,8 @@ def session_end(
     return payload
 
 
-def pre_tool_use(
-    base: dict[str, Any],
-    *,
-    tool_name: str,
-    tool_input: dict[str, Any],
-    tool_use_id: str,
-    prompt_id: str | None = None,
-    permission_mode: str = "acceptEdits",
-) -> dict[str, Any]:
-    payload = dict(base)
-    if prompt_id is not None:
-        payload["prompt_id"] = prompt_id
-    payload.update(
-        permission_mode=permission_mode,
-        effort=dict(EFFORT),
-        tool_name=tool_name,
-        tool_input=tool_input,
-        tool_use_id=tool_use_id,
-    )
-    return payload
-
-
-def post_tool_use(
-    base: dict[str, Any],
-    *,
-    tool_name: str,
-    tool_input: dict[str, Any],
-    tool_use_id: str,
-    tool_response: Any,
-    duration_ms: int = 0,
-    prompt_id: str | None = None,
-    permission_mode: str = "acceptEdits",
-) -> dict[str, Any]:
-    payload = pre_tool_use(
-        base,
-        tool_name=tool_name,
-        tool_input=tool_input,
-        tool_use_id=tool_use_id,
-        prompt_id=prompt_id,
-        permission_mode=permission_mode,
-    )
-    payload["hook_event_name"] = "PostToolUse"
-    payload["tool_response"] = tool_response
-    payload["duration_ms"] = duration_ms
-    return payload
-
-
 def for_event(event: str, base: dict[str, Any], **options: Any) -> dict[str, Any]:
-    """A plausible payload for any event, for ``missioncache-harness fire`` and quick tests."""
+    """A plausible payload for a simulated event (others get the common fields and a prompt id)."""
     prompt_id = options.get("prompt_id") or new_id()
     if event == "SessionStart":
         return session_start(base, options.get("source") or "startup", prompt_id=prompt_id)
@@ -281,14 +228,4 @@ def for_event(event: str, base: dict[str, Any], **options: Any) -> dict[str, Any
         )
     if event == "SessionEnd":
         return session_end(base, reason=options.get("reason") or "other", prompt_id=prompt_id)
-    if event in ("PreToolUse", "PostToolUse"):
-        tool = dict(
-            tool_name=options.get("tool_name") or "Write",
-            tool_input=options.get("tool_input") or {},
-            tool_use_id=options.get("tool_use_id") or "toolu_01",
-            prompt_id=prompt_id,
-        )
-        if event == "PreToolUse":
-            return pre_tool_use(base, **tool)
-        return post_tool_use(base, tool_response=options.get("tool_response") or {}, **tool)
     return {**base, "prompt_id": prompt_id}

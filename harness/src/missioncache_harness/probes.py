@@ -15,28 +15,34 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-PROBE_SCRIPT = r'''"""Probe hook: behaviour from behav.json beside it ("NAME" or "NAME:Event")."""
+PROBE_SCRIPT = r'''"""Probe hook. Behaviour: $MC_PROBE_BEHAVIOUR (JSON) or behav.json beside it,
+keyed by "*", "NAME", "Event" or "NAME:Event" (later keys win).
+Log: $MC_PROBE_LOG or log.jsonl beside it."""
 import json, os, signal, subprocess, sys, time
 
 here = os.path.dirname(os.path.abspath(__file__))
 name = sys.argv[1] if len(sys.argv) > 1 else "A"
-with open(os.path.join(here, "behav.json")) as fh:
-    behaviours = json.load(fh)
-generic = behaviours.get(name, {})
+table = os.environ.get("MC_PROBE_BEHAVIOUR")
+if table is None:
+    with open(os.path.join(here, "behav.json")) as fh:
+        table = fh.read()
+behaviours = json.loads(table or "{}")
+generic = dict(behaviours.get("*", {}), **behaviours.get(name, {}))
 raw = b"" if generic.get("no_stdin") else sys.stdin.buffer.read()
 try:
     data = json.loads(raw.decode("utf-8")) if raw else {}
 except ValueError:
     data = {"_unparsed": raw.decode("utf-8", "replace")}
 event = str(data.get("hook_event_name", "?"))
-behav = dict(generic)
+behav = dict(generic, **behaviours.get(event, {}))
 behav.update(behaviours.get(name + ":" + event, {}))
+source = str(data.get("source") or data.get("trigger") or "")
 if behav.get("ignore_term"):
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 entry = {
     "name": name, "event": event, "stdin": data, "stdin_bytes": len(raw),
     "env": {k: v for k, v in os.environ.items()
-            if k.startswith(("CLAUDE", "MC_")) or k in ("HOME", "PWD")},
+            if k.startswith(("CLAUDE", "MC_")) or k in ("HOME", "PWD", "ANTHROPIC_BASE_URL")},
     "cwd": os.getcwd(), "pid": os.getpid(), "pgid": os.getpgid(0), "sid": os.getsid(0),
     "start": time.time(),
     "transcript_exists": os.path.exists(str(data.get("transcript_path", ""))),
@@ -49,7 +55,8 @@ if "background" in behav:
     code = "import time; time.sleep(%r); open(%r, 'w').write('done')" % (
         behav["background"], marker)
     subprocess.Popen([sys.executable, "-c", code])
-fd = os.open(os.path.join(here, "log.jsonl"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+log = os.environ.get("MC_PROBE_LOG") or os.path.join(here, "log.jsonl")
+fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 os.write(fd, (json.dumps(entry) + "\n").encode())
 os.close(fd)
 if behav.get("if_not_active") and data.get("stop_hook_active"):
@@ -60,16 +67,16 @@ if "early_stdout" in behav:
     out.flush()
 time.sleep(float(behav.get("sleep", 0)))
 if "json" in behav:
-    out.write(json.dumps(behav["json"]).replace("{EV}", event).encode())
+    out.write(json.dumps(behav["json"]).replace("{EV}", event).replace("{SRC}", source).encode())
 if "stdout" in behav:
-    out.write(str(behav["stdout"]).replace("{EV}", event).encode())
+    out.write(str(behav["stdout"]).replace("{EV}", event).replace("{SRC}", source).encode())
 if "stdout_hex" in behav:
     out.write(bytes.fromhex(behav["stdout_hex"]))
 if "stdout_chars" in behav:
     out.write(b"x" * int(behav["stdout_chars"]))
 out.flush()
 if "stderr" in behav:
-    sys.stderr.write(str(behav["stderr"]).replace("{EV}", event))
+    sys.stderr.write(str(behav["stderr"]).replace("{EV}", event).replace("{SRC}", source))
     sys.stderr.flush()
 sys.exit(int(behav.get("exit", 0)))
 '''
@@ -109,7 +116,8 @@ def probe_plugin(
     """A plugin whose hooks are probes.
 
     ``events`` maps an event to probe names, or to dicts ``{"name", "timeout", "matcher"}``; each
-    probe becomes its own matcher group. ``behaviours`` maps ``"NAME"`` or ``"NAME:Event"`` to
+    probe becomes its own matcher group. ``behaviours`` maps ``"*"``, ``"NAME"``, ``"Event"`` or
+    ``"NAME:Event"`` ({EV} and {SRC} in texts become the event and its source or trigger) to
     ``{"sleep", "early_stdout" (printed before the sleep), "stdout", "stdout_hex", "stdout_chars",
     "stderr", "json", "exit", "no_stdin", "ignore_term", "child" (seconds a child ``sleep`` runs),
     "background" (seconds a detached child runs), "if_not_active" (Stop: quiet when active)}``.
@@ -129,6 +137,24 @@ def probe_plugin(
     (path / "hooks" / "probe.py").write_text(PROBE_SCRIPT, encoding="utf-8")
     set_behaviours(path, behaviours or {})
     return path
+
+
+# The events the conformance tier's probe registers: MissionCache's, and what fires around them.
+CLI_PROBE_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+)
+
+
+def cli_probe_plugin(root: str | Path) -> Path:
+    """The probe the real-CLI tests run: one probe ``A`` on each of `CLI_PROBE_EVENTS`; what it
+    prints comes from ``$MC_PROBE_BEHAVIOUR`` per run and it logs to ``$MC_PROBE_LOG``."""
+    events = {event: [{"name": "A", "timeout": 10}] for event in CLI_PROBE_EVENTS}
+    return probe_plugin(root, events, name="mc-probe")
 
 
 def set_behaviours(root: str | Path, behaviours: Mapping[str, Mapping[str, Any]]) -> None:

@@ -6,7 +6,9 @@ exit 2 erases a prompt but only warns at SessionStart, PreCompact stdout becomes
 instructions, JSON is honoured even with exit 1. Tests of the product assert on these destinations,
 so this module turns `HookRun`s into a `Routed` without running anything. Texts carry Claude Code's
 exact prefixes. Cases the contract marks "not measured" follow the nearest measured case; their
-docstrings say so.
+docstrings say so. Only the events the product relies on have rules here (tool events, permission
+decisions and http hooks are not simulated); the recorded CLI runs in harness/tests/golden are the
+reference for the rest.
 """
 
 from __future__ import annotations
@@ -23,14 +25,13 @@ from missioncache_harness.events import (
     ACCEPTED_OUTPUT_EVENT_NAMES,
     OUTPUT_LIMIT,
     PREVIEW_CHARS,
-    TOOL_EVENTS,
     hook_name,
 )
 from missioncache_harness.runner import HookRun
+from missioncache_harness.transcript import meta_user
 
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
-TOOLISH_EVENTS = TOOL_EVENTS | {"PostToolBatch"}
 COMPACT_EVENTS = frozenset({"PreCompact", "PostCompact"})
 # Exit 2 of a script that is not there: UserPromptSubmit and Stop downgrade it (contract 4.2).
 MISSING_SCRIPT_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
@@ -39,8 +40,6 @@ _MISSING_SCRIPT = re.compile(r"can't open file .*\[Errno 2\]|Cannot find module"
 # Block kinds.
 PROMPT_ERASED = "prompt_erased"
 PROMPT_STOPPED = "prompt_stopped"
-TOOL_BLOCKED = "tool_blocked"
-TURN_STOPPED = "turn_stopped"
 COMPACTION_BLOCKED = "compaction_blocked"
 COMPACTION_SKIPPED = "compaction_skipped"
 _BLOCK_PRIORITY = (
@@ -48,8 +47,6 @@ _BLOCK_PRIORITY = (
     PROMPT_STOPPED,
     COMPACTION_BLOCKED,
     COMPACTION_SKIPPED,
-    TOOL_BLOCKED,
-    TURN_STOPPED,
 )
 
 
@@ -119,7 +116,6 @@ class Routed:
     local_command_lines: list[str] = field(default_factory=list)
     cli_stderr: list[str] = field(default_factory=list)
     result_text: str | None = None
-    tool_error: str | None = None
     persisted: dict[str, str] = field(default_factory=dict)
 
 
@@ -222,13 +218,6 @@ def _exit2(ctx: _Ctx, run: HookRun, out: HookOutcome) -> None:
     event = ctx.event
     if event == "UserPromptSubmit":
         _block(out, PROMPT_ERASED, formatted, _stderr(run))
-    elif event == "PreToolUse":
-        _block(out, TOOL_BLOCKED, f"{ctx.name} hook error: {formatted}", _stderr(run))
-    elif event in ("PostToolUse", "PostToolUseFailure"):
-        _blocking_feedback(ctx, run, out, formatted)
-    elif event == "PostToolBatch":
-        _block(out, TURN_STOPPED, formatted, _stderr(run))
-        out.records.append(_attachment(ctx, "hook_stopped_continuation", message=formatted))
     elif event in STOP_EVENTS:
         message = f"Stop hook feedback:\n{formatted}"
         out.continue_turn = True
@@ -284,13 +273,6 @@ def _apply_json(ctx: _Ctx, run: HookRun, out: HookOutcome, data: dict) -> None:
         _stop_continuation(ctx, out, _text(data.get("stopReason")))
     if data.get("decision") == "block":
         _decision_block(ctx, run, out, _text(data.get("reason")))
-    elif (
-        ctx.event == "PreToolUse"
-        and isinstance(specific, dict)
-        and specific.get("permissionDecision") == "deny"
-    ):
-        reason = _text(specific.get("permissionDecisionReason"))
-        _block(out, TOOL_BLOCKED, reason, reason)
 
 
 def _additional_context(ctx: _Ctx, out: HookOutcome, context: str) -> None:
@@ -307,12 +289,10 @@ def _additional_context(ctx: _Ctx, out: HookOutcome, context: str) -> None:
         return
     if ctx.event in CONTEXT_EVENTS:
         out.model_texts.append(f"{ctx.event} hook additional context: {context}")
-    elif ctx.event in TOOLISH_EVENTS:
-        out.model_texts.append(f"{ctx.name} hook additional context: {context}")
 
 
 def _stop_continuation(ctx: _Ctx, out: HookOutcome, reason: str) -> None:
-    """``continue: false``: ignored at SessionStart; stops the prompt, tool loop or Stop turn."""
+    """``continue: false``: ignored at SessionStart; stops the prompt or the Stop turn."""
     if ctx.event == "SessionStart":
         return
     if ctx.event == "UserPromptSubmit":
@@ -322,8 +302,6 @@ def _stop_continuation(ctx: _Ctx, out: HookOutcome, reason: str) -> None:
     if ctx.event in STOP_EVENTS:
         out.prevented = True
         out.stop_reason = reason
-    elif ctx.event in TOOLISH_EVENTS:
-        _block(out, TURN_STOPPED, f"{ctx.name} hook stopped continuation: {reason}", reason)
 
 
 def _decision_block(ctx: _Ctx, run: HookRun, out: HookOutcome, reason: str) -> None:
@@ -338,10 +316,6 @@ def _decision_block(ctx: _Ctx, run: HookRun, out: HookOutcome, reason: str) -> N
         _blocking_feedback(ctx, run, out, reason)
         # Not measured: the human line for a JSON block mirrors exit 2's.
         out.human_texts.append(f"{ctx.name} hook reported a problem\n{reason}")
-    elif ctx.event in ("PostToolUse", "PostToolUseFailure"):
-        _blocking_feedback(ctx, run, out, reason)
-    elif ctx.event == "PreToolUse":
-        _block(out, TOOL_BLOCKED, reason, reason)
 
 
 def _blocking_feedback(ctx: _Ctx, run: HookRun, out: HookOutcome, text: str) -> None:
@@ -448,8 +422,6 @@ def _combine(ctx: _Ctx, outcomes: list[HookOutcome]) -> Routed:
         _combine_stop(ctx, routed, outcomes)
     elif ctx.event == "PreCompact":
         _combine_precompact(routed, outcomes)
-    elif routed.block_kind == TOOL_BLOCKED:
-        routed.tool_error = "\n".join(o.reason or "" for o in outcomes if o.block == TOOL_BLOCKED)
     return routed
 
 
@@ -471,7 +443,7 @@ def _combine_prompt(ctx: _Ctx, routed: Routed, outcomes: list[HookOutcome]) -> N
     else:
         text = f"Operation stopped by hook: {reasons}"
         ending = {"ending": {"kind": "stopped_by_hook", "reason": raw}, "promptKept": True}
-        routed.transcript_records.append(_meta_user(text))
+        routed.transcript_records.append(meta_user(text))
     routed.result_text = text
     routed.human_texts.append(text)
     routed.transcript_records.append(
@@ -493,7 +465,7 @@ def _combine_stop(ctx: _Ctx, routed: Routed, outcomes: list[HookOutcome]) -> Non
     if outcomes:
         routed.transcript_records.append(_stop_summary(ctx, outcomes, routed))
     for out in outcomes:
-        routed.transcript_records += [_meta_user(text) for text in out.meta_messages]
+        routed.transcript_records += [meta_user(text) for text in out.meta_messages]
     if prevented:
         routed.feedback = []
 
@@ -660,7 +632,3 @@ def _cancelled(ctx: _Ctx, run: HookRun) -> dict:
         timedOut=True,
         timeoutMs=round(run.timeout * 1000),
     )
-
-
-def _meta_user(text: str) -> dict:
-    return {"type": "user", "isMeta": True, "message": {"role": "user", "content": text}}

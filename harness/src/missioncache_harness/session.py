@@ -7,7 +7,7 @@ plays a scripted session the way Claude Code 2.1.328 runs it (contract sections 
 
     start(source)            SessionStart
     prompt(text, reply=...)  UserPromptSubmit; if not blocked: the user record, the scripted reply
-                             (Write/Edit performed on disk, each with PreToolUse/PostToolUse), then
+                             (Write/Edit performed on disk; tool hooks are not simulated), then
                              Stop, looping while a Stop hook blocks, up to the cap of 9
     compact(trigger, ...)    PreCompact; unless blocked: SubagentStop (agent_type ""),
                              SessionStart(compact), PostCompact, then the compaction records
@@ -30,15 +30,9 @@ from missioncache_harness import transcript as tx
 from missioncache_harness.events import stop_block_cap
 from missioncache_harness.fire import as_plugins, fire
 from missioncache_harness.plugin import Plugin
-from missioncache_harness.routing import (
-    PROMPT_ERASED,
-    PROMPT_STOPPED,
-    TOOL_BLOCKED,
-    TURN_STOPPED,
-    EventResult,
-)
+from missioncache_harness.routing import PROMPT_ERASED, PROMPT_STOPPED, EventResult
 from missioncache_harness.runner import claude_dir_for
-from missioncache_harness.tools import Block, Text, ToolOutcome, perform, tool_input, tool_name
+from missioncache_harness.tools import Block, Text, ToolOutcome, perform, tool_input
 
 DEFAULT_TEXT = "Done."
 CONTINUE_TEXT = "Continuing after the Stop hook's feedback."
@@ -74,7 +68,6 @@ class Turn:
     tools: list[ToolOutcome] = field(default_factory=list)
     stop_rounds: int = 0
     stop_cap_reached: bool = False
-    stopped_by_hook: bool = False
 
 
 @dataclass
@@ -219,8 +212,8 @@ class Session:
             return self._blocked(turn, ups)
         self._deliver(turn, self._pending_context + ups.routed.model_texts)
         self._pending_context = []
-        if self._play(turn, reply):
-            self._stop_loop(turn, iter(stop_replies))
+        self._play(turn, reply)
+        self._stop_loop(turn, iter(stop_replies))
         # Measured on 2.1.328: a turn ended by the Stop block cap has an empty ``-p`` result.
         turn.result = "" if turn.stop_cap_reached else turn.last_assistant_message
         self.writer.add(tx.last_prompt(flat, self.writer.last_uuid))
@@ -307,18 +300,15 @@ class Session:
         turn.result = ups.routed.result_text or ""
         return turn
 
-    def _play(self, turn: Turn, reply: Iterable[Block] | None) -> bool:
-        """Write Claude's reply; False when a tool hook ended the turn (then Stop does not run)."""
+    def _play(self, turn: Turn, reply: Iterable[Block] | None) -> None:
+        """Write Claude's reply, performing its tool uses in order."""
         blocks = list(reply or [])
         if not blocks or not isinstance(blocks[-1], Text):
             blocks.append(Text(DEFAULT_TEXT))
         for message in _messages(blocks):
-            if not self._message(turn, message):
-                turn.stopped_by_hook = True
-                return False
-        return True
+            self._message(turn, message)
 
-    def _message(self, turn: Turn, blocks: list[Block]) -> bool:
+    def _message(self, turn: Turn, blocks: list[Block]) -> None:
         """One API response: one assistant record per block, then its tool uses in order."""
         message_id = "msg_" + uuid.uuid4().hex[:24]
         request_ref = str(uuid.uuid4())
@@ -345,49 +335,18 @@ class Session:
                 self._conversation.append(f"Claude: {block.text}")
             else:
                 uses.append((block, tool_id, record["uuid"]))
-        return all(self._tool(turn, block, tool_id, source) for block, tool_id, source in uses)
+        for block, tool_id, source in uses:
+            self._tool(turn, block, tool_id, source)
 
-    def _tool(self, turn: Turn, block: Block, tool_id: str, source_uuid: str) -> bool:
-        name, inputs = tool_name(block), tool_input(block, self.project_dir)
-        common = dict(tool_name=name, tool_input=inputs, tool_use_id=tool_id)
-        common.update(prompt_id=turn.prompt_id, permission_mode=self.permission_mode)
-        pre = self._turn_event(
-            turn, "PreToolUse", payloads.pre_tool_use(self.base("PreToolUse"), **common)
-        )
-        self._record(pre)
-        self._deliver(turn, pre.routed.model_texts)
-        if pre.routed.block_kind == TURN_STOPPED:
-            return False
-        if pre.routed.block_kind == TOOL_BLOCKED:
-            text = pre.routed.tool_error or ""
-            outcome = ToolOutcome(
-                name, inputs, text, is_error=True, result=f"Error: {text}", blocked_by_hook=True
-            )
-            post = None
-        else:
-            outcome = perform(block, self.project_dir)
-            post = self._post_tool(turn, outcome, common)
+    def _tool(self, turn: Turn, block: Block, tool_id: str, source_uuid: str) -> None:
+        outcome = perform(block, self.project_dir)
         turn.tools.append(outcome)
         self.writer.add(
             tx.tool_result(
                 outcome, tool_use_id=tool_id, prompt_id=turn.prompt_id, source_uuid=source_uuid
             )
         )
-        self._conversation.append(f"Tool {name}: {outcome.content}")
-        if post is not None:
-            self._record(post)
-            self._deliver(turn, post.routed.model_texts)
-        return post is None or post.routed.block_kind != TURN_STOPPED
-
-    def _post_tool(self, turn: Turn, outcome: ToolOutcome, common: dict) -> EventResult:
-        if outcome.is_error:
-            payload = payloads.pre_tool_use(self.base("PostToolUseFailure"), **common)
-            payload.update(error=outcome.content, is_interrupt=False)
-            return self._turn_event(turn, "PostToolUseFailure", payload)
-        payload = payloads.post_tool_use(
-            self.base("PostToolUse"), tool_response=outcome.result, duration_ms=5, **common
-        )
-        return self._turn_event(turn, "PostToolUse", payload)
+        self._conversation.append(f"Tool {outcome.name}: {outcome.content}")
 
     def _stop_loop(self, turn: Turn, replies: Iterator[Iterable[Block]]) -> None:
         """Stop, again and again while a hook blocks, up to Claude Code's cap."""
@@ -412,8 +371,7 @@ class Session:
                 turn.stop_cap_reached = True
                 return
             self._deliver(turn, result.routed.model_texts)
-            if not self._play(turn, next(replies, [Text(CONTINUE_TEXT)])):
-                return
+            self._play(turn, next(replies, [Text(CONTINUE_TEXT)]))
 
     # ------------------------------------------------------------ compaction internals
 

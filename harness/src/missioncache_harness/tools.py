@@ -62,7 +62,6 @@ class ToolOutcome:
     content: str
     is_error: bool = False
     result: Any = None  # toolUseResult in the transcript, tool_response for PostToolUse
-    blocked_by_hook: bool = False
 
 
 def tool_name(block: Block) -> str:

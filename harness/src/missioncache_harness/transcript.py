@@ -1,10 +1,15 @@
-"""Write a session transcript in Claude Code's JSONL shape (contract section 7, sample transcript).
+"""Claude Code-shaped transcripts (2.1.328 records): the one builder for every test and benchmark.
 
-WHY: the product reads transcripts from the end to find this exchange's edits and recent turns. The
-simulator must write the same records, with the same keys, in the same places, and create the file
-when Claude Code does: records made before the first prompt (SessionStart's hook output) are held
-back and written together with the first user record, so a SessionStart or first UserPromptSubmit
-hook sees a `transcript_path` that does not exist yet.
+WHY one builder: the product reads transcripts from the end to find this exchange's edits and
+recent turns, so every test that feeds it one (the transcript library's, the Stop hook's, the
+simulated Session's, the benchmarks') must write the same records with the same keys. The shapes
+come from ``SAMPLE_TRANSCRIPT``, a real sanitised transcript of the CLI.
+
+`TranscriptBuilder` is deterministic (counter ids, a fixed clock) and collects lines in memory;
+`TranscriptWriter` is the Session's: real uuids and the wall clock, appended to the file, and the
+file is created when Claude Code creates it: records made before the first prompt (SessionStart's
+hook output) are held back and written together with the first user record, so a SessionStart or
+first UserPromptSubmit hook sees a `transcript_path` that does not exist yet.
 """
 
 from __future__ import annotations
@@ -17,7 +22,11 @@ from typing import Any
 
 from missioncache_harness.tools import Block, Text, ToolOutcome
 
+SAMPLE_TRANSCRIPT = Path(__file__).with_name("sample-transcript.jsonl")
 VERSION = "2.1.328"
+MODEL = "claude-opus-5-5"
+CWD = "/home/user/project"
+SESSION_ID = "62092ae1-ac2b-4203-bbca-0c567d602d25"
 CONVERSATION_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 PERMISSION_DECISION = {"decision": "accept", "source": "config", "reasonType": "mode"}
 COMPACT_PREAMBLE = (
@@ -54,22 +63,173 @@ def _usage() -> dict[str, Any]:
     }
 
 
-class TranscriptWriter:
-    """Appends records to ``<claude>/projects/<cwd-key>/<session-id>.jsonl``.
+class TranscriptBuilder:
+    """Appends records the way Claude Code writes them: one JSON object a line.
 
     Conversation records (user, assistant, attachment, system) get Claude Code's common keys and a
-    ``parentUuid`` chain; housekeeping records (queue-operation, last-prompt) get only the session.
+    ``parentUuid`` chain (`add` returns the record); housekeeping records (queue-operation,
+    last-prompt) get only the session. Assistant replies are one content block per record, the
+    blocks of one API message sharing ``message.id``, as the real CLI writes them. `as_is` and
+    `raw` append a record or a line as given, for malformed and hand-made input. The record
+    methods (`user`, `prompt`, `tool`...) return the builder to chain.
+    """
+
+    def __init__(
+        self, *, session_id: str = SESSION_ID, cwd: str = CWD, git_branch: str | None = None
+    ) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.git_branch = git_branch
+        self.lines: list[bytes] = []
+        self.last_uuid: str | None = None
+        self._count = 0
+
+    # -- ids and clock (the writer overrides both with real ones) ---------------------------
+    def new_id(self, prefix: str) -> str:
+        self._count += 1
+        return f"{prefix}_{self._count:04d}"
+
+    def stamp(self) -> str:
+        return f"2026-11-29T13:{self._count // 60 % 60:02d}:{self._count % 60:02d}.000Z"
+
+    # -- appending ------------------------------------------------------------------------
+    def as_is(self, record: dict[str, Any]) -> TranscriptBuilder:
+        self._emit(record)
+        return self
+
+    def raw(self, line: bytes) -> TranscriptBuilder:
+        self.lines.append(line)
+        return self
+
+    def _emit(self, record: dict[str, Any]) -> None:
+        self.lines.append(json.dumps(record, ensure_ascii=False).encode("utf-8"))
+
+    def add(self, body: dict[str, Any], *, parent: str | bool | None = True) -> dict[str, Any]:
+        """Decorate and append one record; ``parent=True`` chains it to the previous one."""
+        if body.get("type") not in CONVERSATION_TYPES:
+            record = {**body, "sessionId": body.get("sessionId", self.session_id)}
+            self._emit(record)
+            return record
+        record = {
+            "parentUuid": self.last_uuid if parent is True else parent or None,
+            "isSidechain": False,
+        }
+        record.update(body)
+        record.setdefault("uuid", self.new_id("uuid"))
+        record.setdefault("timestamp", self.stamp())
+        record.update(
+            userType="external",
+            entrypoint="sdk-cli",
+            cwd=self.cwd,
+            sessionId=self.session_id,
+            version=VERSION,
+        )
+        if self.git_branch is not None:
+            record["gitBranch"] = self.git_branch
+        self.last_uuid = record["uuid"]
+        self._emit(record)
+        return record
+
+    # -- records --------------------------------------------------------------------------
+    def user(self, content: str | list[Any], **extra: Any) -> TranscriptBuilder:
+        self.add({"type": "user", "message": {"role": "user", "content": content}, **extra})
+        return self
+
+    def prompt(self, text: str = "please do it", **extra: Any) -> TranscriptBuilder:
+        """A typed prompt: its queue operation, the user record and a hook's attachment."""
+        self.add(queue_operation("enqueue", text, self.stamp()))
+        self.user(text, promptId=self.new_id("prompt"), permissionMode="acceptEdits", **extra)
+        return self.attachment("hook_success")
+
+    def meta(self, text: str = "Stop hook feedback:\nplease continue") -> TranscriptBuilder:
+        self.add(meta_user(text))
+        return self
+
+    def assistant(
+        self, block: dict[str, Any], msg_id: str | None = None, **extra: Any
+    ) -> TranscriptBuilder:
+        message = assistant_message(block, msg_id or self.new_id("msg"))
+        self.add({"type": "assistant", "message": message, **extra})
+        return self
+
+    def text(self, text: str, msg_id: str | None = None, **extra: Any) -> TranscriptBuilder:
+        return self.assistant({"type": "text", "text": text}, msg_id, **extra)
+
+    def thinking(self, text: str, msg_id: str | None = None) -> TranscriptBuilder:
+        return self.assistant({"type": "thinking", "thinking": text, "signature": "x"}, msg_id)
+
+    def tool(
+        self,
+        name: str,
+        params: dict[str, Any],
+        msg_id: str | None = None,
+        *,
+        result: str | None = None,
+        tool_use_result: Any = None,
+        **extra: Any,
+    ) -> TranscriptBuilder:
+        """A tool_use record followed by its tool_result record."""
+        tool_id = self.new_id("toolu")
+        block = {"type": "tool_use", "id": tool_id, "name": name, "input": params}
+        self.assistant(block, msg_id, **extra)
+        content = [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": result or f"{name} ok"}
+        ]
+        return self.user(content, toolUseResult=tool_use_result or {"type": "update"}, **extra)
+
+    def edit(
+        self, path: str, tool: str = "Edit", msg_id: str | None = None, **extra: Any
+    ) -> TranscriptBuilder:
+        key = "notebook_path" if tool == "NotebookEdit" else "file_path"
+        params = {key: path, "old_string": "hi", "new_string": "hello", "replace_all": False}
+        return self.tool(tool, params, msg_id, **extra)
+
+    def read(self, path: str) -> TranscriptBuilder:
+        return self.tool("Read", {"file_path": path})
+
+    def attachment(self, kind: str = "date", content: Any = "") -> TranscriptBuilder:
+        self.add({"type": "attachment", "attachment": {"type": kind, "content": content}})
+        return self
+
+    def stop_summary(self) -> TranscriptBuilder:
+        self.add({"type": "system", "subtype": "stop_hook_summary", "hookCount": 1})
+        return self
+
+    def exchange(self, prompt: str, *edits: str, reply: str = "Done.") -> TranscriptBuilder:
+        """A whole exchange: prompt, a Read, the given Edits, a closing text, the Stop summary."""
+        self.prompt(prompt)
+        self.read(f"{self.cwd}/README.md")
+        for path in edits:
+            self.edit(path)
+        return self.text(reply).stop_summary()
+
+    # -- output ---------------------------------------------------------------------------
+    def data(self, trailing_newline: bool = True) -> bytes:
+        body = b"\n".join(self.lines)
+        return body + b"\n" if trailing_newline and self.lines else body
+
+    def write(self, path: Path, *, prefix: bytes = b"", trailing_newline: bool = True) -> Path:
+        path.write_bytes(prefix + self.data(trailing_newline))
+        return path
+
+
+class TranscriptWriter(TranscriptBuilder):
+    """The Session's transcript: ``<claude>/projects/<cwd-key>/<session-id>.jsonl``.
+
     Until `open` is called, records wait in memory and the file does not exist.
     """
 
     def __init__(self, path: Path, *, session_id: str, cwd: str, git_branch: str = "HEAD"):
+        super().__init__(session_id=session_id, cwd=cwd, git_branch=git_branch)
         self.path = path
-        self.session_id = session_id
-        self.cwd = cwd
-        self.git_branch = git_branch
-        self.last_uuid: str | None = None
         self.opened = False
         self._pending: list[dict[str, Any]] = []
+
+    def new_id(self, prefix: str) -> str:
+        return str(uuid.uuid4()) if prefix == "uuid" else f"{prefix}_{uuid.uuid4().hex[:24]}"
+
+    def stamp(self) -> str:
+        return now_stamp()
 
     def open(self) -> None:
         """Create the file now and write what was held back."""
@@ -82,18 +242,14 @@ class TranscriptWriter:
         # Housekeeping (the prompt's queue operations) lands first, as in a real transcript.
         pending.sort(key=lambda record: record.get("type") in CONVERSATION_TYPES)
         for record in pending:
-            self._write(record)
+            self._emit(record)
 
-    def add(self, body: dict[str, Any], *, parent: str | bool | None = True) -> dict[str, Any]:
-        """Decorate and append a record; ``parent=True`` chains it to the previous one."""
-        record = self._decorate(body, parent) if body.get("type") in CONVERSATION_TYPES else body
-        if "type" in record and record["type"] not in CONVERSATION_TYPES:
-            record.setdefault("sessionId", self.session_id)
-        if self.opened:
-            self._write(record)
-        else:
+    def _emit(self, record: dict[str, Any]) -> None:
+        if not self.opened:
             self._pending.append(record)
-        return record
+            return
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
 
     def records(self) -> list[dict[str, Any]]:
         """Everything in the file (the held-back records are not in it yet)."""
@@ -102,36 +258,13 @@ class TranscriptWriter:
         lines = self.path.read_text(encoding="utf-8").splitlines()
         return [json.loads(line) for line in lines if line.strip()]
 
-    def _decorate(self, body: dict[str, Any], parent: str | bool | None) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "parentUuid": self.last_uuid if parent is True else parent or None,
-            "isSidechain": False,
-        }
-        record.update(body)
-        record.setdefault("uuid", str(uuid.uuid4()))
-        record.setdefault("timestamp", now_stamp())
-        record.update(
-            userType="external",
-            entrypoint="sdk-cli",
-            cwd=self.cwd,
-            sessionId=self.session_id,
-            version=VERSION,
-            gitBranch=self.git_branch,
-        )
-        self.last_uuid = record["uuid"]
-        return record
-
-    def _write(self, record: dict[str, Any]) -> None:
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-
 
 # ------------------------------------------------------------------ record bodies
 
 
-def queue_operation(operation: str, content: str | None = None) -> dict[str, Any]:
+def queue_operation(operation: str, content: str | None = None, stamp: str = "") -> dict[str, Any]:
     body: dict[str, Any] = {"type": "queue-operation", "operation": operation}
-    body["timestamp"] = now_stamp()
+    body["timestamp"] = stamp or now_stamp()
     if content is not None:
         body["content"] = content
     return body
@@ -163,6 +296,25 @@ def meta_user(text: str, prompt_id: str | None = None) -> dict[str, Any]:
     return body
 
 
+def assistant_message(
+    block: dict[str, Any], message_id: str, *, model: str = MODEL, stop_reason: str | None = None
+) -> dict[str, Any]:
+    """The ``message`` of an assistant record: exactly one content block (responses are split)."""
+    if stop_reason is None:
+        stop_reason = "tool_use" if block.get("type") == "tool_use" else "end_turn"
+    return {
+        "id": message_id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [block],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": _usage(),
+        "stop_details": None,
+    }
+
+
 def assistant(
     block: Block,
     *,
@@ -174,25 +326,14 @@ def assistant(
     block_index: int,
     request_ref: str,
 ) -> dict[str, Any]:
-    """One assistant record holding exactly one content block (Claude Code splits responses)."""
+    """A simulated reply's assistant record, with the keys the real CLI adds to it."""
     if isinstance(block, Text):
         content = {"type": "text", "text": block.text}
     else:
         name = getattr(block, "name", type(block).__name__)
         content = {"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}
-    body: dict[str, Any] = {
-        "message": {
-            "id": message_id,
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": [content],
-            "stop_reason": stop_reason,
-            "stop_sequence": None,
-            "usage": _usage(),
-            "stop_details": None,
-        }
-    }
+    message = assistant_message(content, message_id, model=model, stop_reason=stop_reason)
+    body: dict[str, Any] = {"message": message}
     if not isinstance(block, Text):
         body["toolInputStreamMs"] = 1
     body.update(
@@ -201,8 +342,6 @@ def assistant(
         requestedModel=model,
         promptCacheRequested="5m",
         type="assistant",
-        uuid=str(uuid.uuid4()),
-        timestamp=now_stamp(),
         effort="medium",
         perTurnEffort="medium",
         madeBy="model",
@@ -224,8 +363,6 @@ def tool_result(
         "promptId": prompt_id,
         "type": "user",
         "message": {"role": "user", "content": [block]},
-        "uuid": str(uuid.uuid4()),
-        "timestamp": now_stamp(),
         "toolUseResult": outcome.result,
         "sourceToolAssistantUUID": source_uuid,
         "permissionDecision": dict(PERMISSION_DECISION),

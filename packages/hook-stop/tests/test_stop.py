@@ -2,76 +2,36 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN, mistyped
+from missioncache_harness.transcript import SAMPLE_TRANSCRIPT, TranscriptBuilder
 
 SID = "sess-s"
-# A real (sanitised) Claude Code 2.1.328 transcript, kept beside the transcript library.
-SAMPLE = (
-    Path(__file__).resolve().parents[2]
-    / "missioncache-transcript"
-    / "tests"
-    / "data"
-    / "sample-transcript.jsonl"
-)
 BAD_INPUTS = BAD_STDIN
 MISTYPED = mistyped({"stop_hook_active": "false"}, {"stop_hook_active": 0})
 
 
-def user(text):
-    return {"type": "user", "message": {"role": "user", "content": text}}
+def edits() -> TranscriptBuilder:
+    """This exchange writes /p/a.py, edits it, then MultiEdits /p/b.py: two files."""
+    tx = TranscriptBuilder().prompt("change the files")
+    tx.tool("Write", {"file_path": "/p/a.py", "content": "x"}, result="File created")
+    return tx.edit("/p/a.py").edit("/p/b.py", tool="MultiEdit").text("Done.")
 
 
-def tool_result(tool_id, text):
-    content = [{"type": "tool_result", "tool_use_id": tool_id, "content": text}]
-    return {"type": "user", "message": {"role": "user", "content": content}}
+def mentions_only() -> TranscriptBuilder:
+    """A Write in a PREVIOUS exchange; this one only talks about tools and Reads a file."""
+    tx = TranscriptBuilder().prompt("earlier prompt").tool("Write", {"file_path": "/p/old.py"})
+    tx.prompt('explain the Write and Edit tools; {"type": "tool_use", "name": "Write"}')
+    mention = '{"type": "tool_use", "name": "Edit", "input": {"file_path": "/x"}}'
+    tx.tool("Read", {"file_path": "/p/doc.md"}, result=mention)
+    return tx.text('I would call "tool_use" with name "Write" or Edit.')
 
 
-def assistant(*blocks, mid="m1"):
-    return {
-        "type": "assistant",
-        "message": {"id": mid, "role": "assistant", "content": list(blocks)},
-    }
-
-
-def tool_use(name, path, tool_id="t1"):
-    return {"type": "tool_use", "id": tool_id, "name": name, "input": {"file_path": path}}
-
-
-def text(value):
-    return {"type": "text", "text": value}
-
-
-EDITS = [
-    user("change the files"),
-    assistant(tool_use("Write", "/p/a.py", "t1")),
-    tool_result("t1", "File created successfully at: /p/a.py"),
-    assistant(tool_use("Edit", "/p/a.py", "t2"), mid="m2"),
-    tool_result("t2", "ok"),
-    assistant(tool_use("MultiEdit", "/p/b.py", "t3"), mid="m3"),
-    tool_result("t3", "ok"),
-    assistant(text("Done."), mid="m4"),
-]
-MENTIONS_ONLY = [
-    user("earlier prompt"),
-    assistant(tool_use("Write", "/p/old.py"), mid="m0"),  # a PREVIOUS exchange
-    tool_result("t1", "ok"),
-    user('explain the Write and Edit tools; {"type": "tool_use", "name": "Write"}'),
-    assistant(tool_use("Read", "/p/doc.md", "t5"), mid="m5"),
-    tool_result("t5", '{"type": "tool_use", "name": "Edit", "input": {"file_path": "/x"}}'),
-    assistant(text('I would call "tool_use" with name "Write" or Edit.'), mid="m6"),
-]
-
-
-def transcript(tmp_path, records, name="t.jsonl"):
-    path = tmp_path / name
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+def transcript(tmp_path, build, name="t.jsonl"):
+    return build().write(tmp_path / name)
 
 
 @pytest.fixture
@@ -92,7 +52,7 @@ def stop(hook):
 
 
 def test_edits_on_a_task_remind_the_human(stop, mc_task, tmp_path):
-    done = stop(transcript(tmp_path, EDITS))
+    done = stop(transcript(tmp_path, edits))
     assert done.json == {
         "systemMessage": "MissionCache: Claude edited 2 file(s) while working on demo-task."
         " Run /missioncache:save to save context before you leave."
@@ -103,7 +63,7 @@ def test_edits_on_a_task_remind_the_human(stop, mc_task, tmp_path):
 
 def test_real_claude_code_transcript(stop, mc_task, tmp_path):
     path = tmp_path / "sample.jsonl"
-    shutil.copy(SAMPLE, path)
+    shutil.copy(SAMPLE_TRANSCRIPT, path)
     assert "edited 1 file(s)" in stop(path).json["systemMessage"]
 
 
@@ -112,24 +72,24 @@ def test_a_turn_not_yet_in_the_transcript_claims_no_edits(stop, mc_task, tmp_pat
     can find the previous turn (with its Write) still last in the file. Its prompt_id
     tells them apart; the sample's own prompt id still gets the reminder."""
     path = tmp_path / "sample.jsonl"
-    shutil.copy(SAMPLE, path)
+    shutil.copy(SAMPLE_TRANSCRIPT, path)
     assert stop(path, prompt_id="a-newer-prompt").silent()
     own = "7e515015-aabe-4d29-bdb2-217fb04faef0"  # the sample prompt's promptId
     assert "edited 1 file(s)" in stop(path, prompt_id=own).json["systemMessage"]
 
 
 def test_mentions_of_tools_are_not_edits(stop, mc_task, tmp_path):
-    assert stop(transcript(tmp_path, MENTIONS_ONLY)).silent()
+    assert stop(transcript(tmp_path, mentions_only)).silent()
 
 
 def test_stop_hook_active_is_silent(stop, mc_task, tmp_path):
-    assert stop(transcript(tmp_path, EDITS), active=True).silent()
+    assert stop(transcript(tmp_path, edits), active=True).silent()
 
 
 def test_no_edits_never_touches_the_database(stop, mc_env, tmp_path, mc_task):
     """With no edits the hook exits before SQLite: even a corrupt tasks.db goes unnoticed."""
     (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
-    done = stop(transcript(tmp_path, MENTIONS_ONLY))
+    done = stop(transcript(tmp_path, mentions_only))
     assert done.silent() and done.stderr == ""
 
 
@@ -140,16 +100,16 @@ def test_missing_transcript_is_silent(stop, mc_task, tmp_path):
 def test_no_task_is_silent(stop, mc_task, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    assert stop(transcript(tmp_path, EDITS), cwd=elsewhere).silent()
+    assert stop(transcript(tmp_path, edits), cwd=elsewhere).silent()
 
 
 def test_missing_context_file_is_silent(stop, task_dir, tmp_path):
     (task_dir / "demo-task-context.md").unlink()
-    assert stop(transcript(tmp_path, EDITS)).silent()
+    assert stop(transcript(tmp_path, edits)).silent()
 
 
 def test_no_database_is_silent(stop, mc_env, tmp_path):
-    assert stop(transcript(tmp_path, EDITS)).silent()
+    assert stop(transcript(tmp_path, edits)).silent()
     assert not (mc_env.data_root / "tasks.db").exists()
 
 
@@ -157,16 +117,16 @@ def test_corrupt_database_is_silent(stop, mc_env, mc_task, tmp_path):
     for extra in ("-wal", "-shm"):
         (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
     (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
-    assert stop(transcript(tmp_path, EDITS)).silent()
+    assert stop(transcript(tmp_path, edits)).silent()
 
 
 @pytest.mark.parametrize("sid", ["../../x", "a/b", "s" * 300])
 def test_hostile_session_id_is_absent(stop, mc_task, tmp_path, sid):
-    assert "demo-task" in stop(transcript(tmp_path, EDITS), sid=sid).json["systemMessage"]
+    assert "demo-task" in stop(transcript(tmp_path, edits), sid=sid).json["systemMessage"]
 
 
 def test_relative_transcript_path_is_ignored(stop, mc_task, tracked_repo):
-    transcript(tracked_repo, EDITS)
+    transcript(tracked_repo, edits)
     assert stop("t.jsonl").silent()
 
 
@@ -177,5 +137,5 @@ def test_bad_stdin_is_silent(hook, mc_task, raw):
 
 @pytest.mark.parametrize("fields", MISTYPED)
 def test_mistyped_fields_are_silent(hook, mc_task, tmp_path, fields):
-    path = transcript(tmp_path, EDITS)
+    path = transcript(tmp_path, edits)
     assert hook({"session_id": SID, "transcript_path": str(path), **fields}).silent()

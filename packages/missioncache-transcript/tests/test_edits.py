@@ -46,7 +46,7 @@ def test_mentions_of_edit_tools_are_not_edits(tx, tmp_path):
     tx.text(f"I would call Write or Edit here: {fake}")
     tx.thinking("maybe Edit, maybe MultiEdit")
     tx.tool("Grep", {"pattern": '"name": "Edit"'})
-    tx.add(
+    tx.as_is(
         {
             "type": "api-request-blob",
             "message": {"role": "assistant", "content": [json.loads(fake)]},
@@ -72,7 +72,7 @@ def test_tool_results_and_meta_do_not_start_an_exchange(tx, tmp_path):
 
 def test_compact_summary_is_transparent_but_a_slash_command_is_a_prompt(tx, tmp_path):
     tx.prompt("long task").edit(P + "a.py")
-    tx.add({"type": "system", "subtype": "compact_boundary"})
+    tx.as_is({"type": "system", "subtype": "compact_boundary"})
     tx.user(
         "This session is being continued from a previous conversation...", isCompactSummary=True
     )
@@ -137,10 +137,10 @@ def test_damaged_records_and_a_partial_last_line(tx, tmp_path):
     tx.prompt("go").edit(P + "a.py")
     for junk in (b"", b"garbage", b"null", b"[1]", b"\xff\xfe\xfd", b'{"type": "user"'):
         tx.raw(junk)
-    tx.add({"type": "user", "message": None}).add({"type": "assistant", "message": None})
-    tx.add({"type": "assistant", "message": {"content": "plain string content"}})
-    tx.add({"type": "assistant", "message": {"content": [None, 3, {"type": "tool_use"}]}})
-    tx.add({"type": "user", "message": {"content": 7}})
+    tx.as_is({"type": "user", "message": None}).as_is({"type": "assistant", "message": None})
+    tx.as_is({"type": "assistant", "message": {"content": "plain string content"}})
+    tx.as_is({"type": "assistant", "message": {"content": [None, 3, {"type": "tool_use"}]}})
+    tx.as_is({"type": "user", "message": {"content": 7}})
     tx.edit(P + "b.py")
     partial = json.dumps({"type": "user", "message": {"content": "next prompt"}})[:-5]
     path = tx.write(tmp_path / "t.jsonl", trailing_newline=True)
