@@ -201,7 +201,7 @@ def test_terminal_session_mapping_file_and_row(hook, mc_env, mc_task):
     conn = sqlite3.connect(str(mc_env.claude_dir / "hooks-state.db"))
     rows = conn.execute("SELECT term_session_id, session_id FROM term_sessions").fetchall()
     conn.close()
-    assert rows == [("w0t1p0-ABC-123", SID)]
+    assert rows == [("w0t1p0:ABC-123", SID)]  # the raw id, as a status line sees it
 
 
 def test_rules_installed_user_file_kept_symlink_replaced(hook, mc_env, built_plugin, tmp_path):
