@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     status = add("status", cmd_status, "change a task's status")
     status.add_argument("name")
     status.add_argument("status", choices=STATUSES)
+    from missioncache_db import cli_report, cli_statusline
+
+    cli_report.register(add)
+    cli_statusline.register(add)
     return parser
 
 
