@@ -44,9 +44,12 @@ th{font-size:12px;color:#5b6475;font-weight:600}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
 .bar{display:inline-block;width:80px;height:8px;background:#e6e9ef;border-radius:4px;vertical-align:middle;margin-right:6px}
 .bar i{display:block;height:8px;background:#2ca02c;border-radius:4px}
-.legend{margin:6px 0 0;font-size:12px;color:#5b6475}
+.legend{margin:0 0 8px;font-size:12px;color:#5b6475}
+small{color:#5b6475;font-size:12px}
+tfoot td{font-weight:600;border-bottom:none}
 .legend span{margin-right:14px}
 .empty{color:#5b6475;font-style:italic}
+svg{display:block}
 svg text{font-size:11px;fill:#5b6475}
 """
 
@@ -133,45 +136,44 @@ def chart(report: Report) -> str:
     return "".join(parts) + f'<div class="legend">{legend}</div>'
 
 
-def _opt(seconds: object) -> str:
-    return "–" if seconds is None else format_duration(seconds)
-
-
 def table(report: Report) -> str:
+    """Per-task totals, with the same columns as the text report (the split and the
+    compaction count only where recorded), and a total row."""
+    from missioncache_report.formats import _columns
+
     colors = _colors(report)
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "task",
-            "total",
-            "Claude",
-            "you",
-            "sessions",
-            "compactions",
-            "progress",
-            "last activity",
-        )
-    )
+    columns = _columns(report)
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in columns)
     rows = []
     for t in report.tasks:
-        share = 100 * t.done / t.total_items if t.total_items else 0
-        prog = (
-            f'<span class="bar"><i style="width:{share:.0f}%"></i></span>{t.done}/{t.total_items}'
-            if t.total_items
-            else "–"
-        )
-        rows.append(
-            "<tr>"
-            f'<td><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
-            f' <span class="sub">({escape(t.status)})</span></td>'
-            f"<td>{format_duration(t.seconds)}</td><td>{_opt(t.claude)}</td><td>{_opt(t.you)}</td>"
-            f"<td>{t.sessions}</td><td>{'–' if t.compactions is None else t.compactions}</td>"
-            f"<td>{prog}</td><td>{escape(t.last_activity or '–')}</td>"
-            "</tr>"
-        )
+        cells = []
+        for name, cell in columns:
+            if name == "task":
+                cells.append(
+                    f'<td><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
+                    f" <small>({escape(t.status)})</small></td>"
+                )
+            elif name == "progress" and t.total_items:
+                share = 100 * t.done / t.total_items
+                cells.append(
+                    f'<td><span class="bar"><i style="width:{share:.0f}%"></i></span>'
+                    f"{t.done}/{t.total_items}</td>"
+                )
+            else:
+                cells.append(f"<td>{escape(cell(t))}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
     if not rows:
         return ""
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    total = {"task": "total", "total": format_duration(report.seconds)}
+    total["sessions"] = str(sum(t.sessions for t in report.tasks))
+    if report.split_known():
+        total["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
+        total["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
+    foot = "".join(f"<td>{escape(total.get(name, ''))}</td>" for name, _ in columns)
+    return (
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
+        f'<tfoot><tr class="total">{foot}</tr></tfoot></table>'
+    )
 
 
 def html(report: Report) -> str:

@@ -36,74 +36,60 @@ def _opt(seconds: object) -> str:
     return "-" if seconds is None else format_duration(seconds)
 
 
+def _columns(report: Report) -> list:
+    """(header, cell) pairs; the split and compaction columns only when this version of
+    tasks.db records them (a column of dashes tells the reader nothing)."""
+    columns = [("task", lambda t: t.name), ("total", lambda t: format_duration(t.seconds))]
+    if report.split_known():
+        columns += [("Claude", lambda t: _opt(t.claude)), ("you", lambda t: _opt(t.you))]
+    columns.append(("sessions", lambda t: str(t.sessions)))
+    if any(t.compactions is not None for t in report.tasks):
+        columns.append(
+            ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions))
+        )
+    columns += [
+        ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
+        ("last activity", lambda t: t.last_activity or "-"),
+    ]
+    return columns
+
+
 def text(report: Report) -> str:
     """Aligned columns for a terminal or Claude Code's transcript."""
     lines = [f"MissionCache time report ({covered(report)})", ""]
     if not report.tasks:
         return "\n".join([*lines, "No time recorded in this period.", ""])
-    header = [
-        "task",
-        "total",
-        "Claude",
-        "you",
-        "sessions",
-        "compactions",
-        "progress",
-        "last activity",
-    ]
-    rows = [
-        [
-            t.name,
-            format_duration(t.seconds),
-            _opt(t.claude),
-            _opt(t.you),
-            str(t.sessions),
-            "-" if t.compactions is None else str(t.compactions),
-            f"{t.done}/{t.total_items}" if t.total_items else "-",
-            t.last_activity or "-",
-        ]
-        for t in report.tasks
-    ]
-    total_claude = sum(t.claude or 0 for t in report.tasks) if report.split_known() else None
-    total_you = sum(t.you or 0 for t in report.tasks) if report.split_known() else None
-    rows.append(
-        [
-            "total",
-            format_duration(report.seconds),
-            _opt(total_claude),
-            _opt(total_you),
-            str(sum(t.sessions for t in report.tasks)),
-            "",
-            "",
-            "",
-        ]
-    )
-    lines += _table(header, rows, total_row=True)
+    columns = _columns(report)
+    rows = [[cell(t) for _, cell in columns] for t in report.tasks]
+    totals = {"task": "total", "total": format_duration(report.seconds)}
+    totals["sessions"] = str(sum(t.sessions for t in report.tasks))
+    if report.split_known():
+        totals["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
+        totals["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
+    total_row = [totals.get(name, "") for name, _ in columns]
+    lines += _table([name for name, _ in columns], rows, total_row)
     lines += ["", "Per day:"]
-    day_rows = [
-        [d.day, d.task, format_duration(d.seconds), f"{d.sessions} session(s)"] for d in report.days
-    ]
-    lines += _table(["day", "task", "time", "sessions"], day_rows)
-    if not report.split_known():
-        lines += ["", "(Claude/you split: not recorded yet by this version.)"]
+    day_rows = [[d.day, d.task, format_duration(d.seconds), str(d.sessions)] for d in report.days]
+    lines += _table(["day", "task", "time", "sessions"], day_rows, left=2)
     return "\n".join(lines) + "\n"
 
 
-def _table(header: list, rows: list, total_row: bool = False) -> list:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+def _table(header: list, rows: list, total: list | None = None, left: int = 1) -> list:
+    """Left-aligned text in the first ``left`` columns, right-aligned figures after."""
+    every = [header, *rows] + ([total] if total else [])
+    widths = [max(len(str(r[i])) for r in every) for i in range(len(header))]
 
     def fmt(row: list) -> str:
         cells = [
-            str(c).ljust(w) if i == 0 or (i == 1 and len(header) == 4) else str(c).rjust(w)
+            str(c).ljust(w) if i < left else str(c).rjust(w)
             for i, (c, w) in enumerate(zip(row, widths))
         ]
         return "  ".join(cells).rstrip()
 
-    out = [fmt(header), fmt(["-" * w for w in widths])]
-    body = rows[:-1] if total_row else rows
-    out += [fmt(r) for r in body]
-    if total_row:
-        out += [fmt(["-" * w for w in widths]), fmt(rows[-1])]
+    rule = fmt(["-" * w for w in widths])
+    out = [fmt(header), rule, *(fmt(r) for r in rows)]
+    if total:
+        out += [rule, fmt(total)]
     return out
 
 
