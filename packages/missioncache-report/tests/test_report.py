@@ -1,0 +1,144 @@
+"""``missioncache-db report``: the BUILT plugin's command line on a tasks.db with known
+work sessions, in every format; and ``/missioncache:report``'s entry."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+
+import pytest
+
+from missioncache_harness.workspace import python3
+
+SESSION_SQL = (
+    "INSERT INTO sessions(task_id, session_id, start_time, end_time, duration_seconds,"
+    " heartbeat_count, start_epoch, end_epoch, closed) VALUES (?, 's', ?, ?, ?, 2, ?, ?, 1)"
+)
+
+
+def _local(days_ago: int, hour: int) -> float:
+    t = time.localtime()
+    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday - days_ago, hour, 0, 0, 0, 0, -1))
+
+
+@pytest.fixture
+def work(mc_task, make_task, execute):
+    """demo-task: 1h today at 00:30 (so 'today' holds it whatever the hour now), 30m
+    three days ago, 2h forty days ago; other: 45m yesterday."""
+    other = make_task("other")
+
+    def add(task_id, start, seconds):
+        text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start))
+        end = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start + seconds))
+        execute(SESSION_SQL, (task_id, text, end, seconds, start, start + seconds))
+
+    add(mc_task.id, _local(0, 0) + 60, 3600)
+    add(mc_task.id, _local(3, 10), 1800)
+    add(mc_task.id, _local(40, 10), 7200)
+    add(other.id, _local(1, 15), 2700)
+    return mc_task, other
+
+
+@pytest.fixture
+def report(built_plugin, mc_env):
+    def run(*args, expect=0):
+        env = dict(mc_env.env, PYTHONPATH=str(built_plugin / "missioncache-db"))
+        done = mc_env.run([python3(), "-m", "missioncache_db", "report", *args], env=env)
+        assert done.returncode == expect, done.stderr
+        assert "Traceback" not in done.stderr
+        return done.stdout if expect == 0 else done.stderr
+
+    return run
+
+
+def test_text_week_per_task_and_per_day(report, work):
+    text = report("--period", "week")
+    assert text.startswith("MissionCache time report (week: ")
+    lines = text.splitlines()
+    demo = next(line for line in lines if line.startswith("demo-task "))
+    other = next(line for line in lines if line.startswith("other "))
+    assert demo.split()[1:4] == ["1h", "30m", "2"]  # 1h today + 30m three days ago
+    assert other.split()[1:3] == ["45m", "1"]
+    assert lines.index(demo) < lines.index(other)  # most time first
+    total = next(line for line in lines if line.startswith("total "))
+    assert total.split()[1:4] == ["2h", "15m", "3"]
+    today = time.strftime("%Y-%m-%d")
+    assert any(line.startswith(today) and "demo-task" in line and "1h" in line for line in lines)
+
+
+def test_periods_bound_what_is_counted(report, work):
+    today = report("--period", "today")
+    demo = next(line for line in today.splitlines() if line.startswith("demo-task "))
+    assert demo.split()[1:3] == ["1h", "1"] and "other" not in today
+    every = report("--period", "all")
+    demo = next(line for line in every.splitlines() if line.startswith("demo-task "))
+    assert demo.split()[1:4] == ["3h", "30m", "3"]
+    month = json.loads(report("--period", "month", "--format", "json"))
+    first_of_month = time.strftime("%Y-%m-01")
+    assert month["start"] == first_of_month
+    assert all(day["day"] >= first_of_month for day in month["days"])
+
+
+def test_csv_is_a_timesheet(report, work):
+    rows = list(csv.DictReader(io.StringIO(report("--format", "csv"))))
+    assert [r["task"] for r in rows].count("demo-task") == 2
+    today = next(r for r in rows if r["date"] == time.strftime("%Y-%m-%d"))
+    assert today == {
+        "date": today["date"],
+        "task": "demo-task",
+        "status": "active",
+        "seconds": "3600",
+        "hours": "1.00",
+        "duration": "1h",
+        "sessions": "1",
+    }
+    assert round(sum(float(r["hours"]) for r in rows), 2) == 2.25
+
+
+def test_json_has_tasks_days_and_totals(report, work):
+    data = json.loads(report("--format", "json", "--period", "all"))
+    assert data["seconds"] == 3600 + 1800 + 7200 + 2700
+    names = {t["name"]: t for t in data["tasks"]}
+    assert names["demo-task"]["sessions"] == 3 and names["other"]["seconds"] == 2700
+    assert len(data["days"]) == 4
+
+
+def test_html_to_file_is_self_contained(report, work, tmp_path):
+    out = tmp_path / "r.html"
+    assert "wrote html report" in report("--format", "html", "-o", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "demo-task" in page
+    assert "<script" not in page and "src=" not in page and "href=" not in page
+
+
+def test_progress_comes_from_the_tasks_file(report, work, task_dir):
+    (task_dir / "demo-task-tasks.md").write_text("- [x] 1. a\n- [ ] 2. b\n- [x] 3. c\n")
+    demo = next(line for line in report().splitlines() if line.startswith("demo-task "))
+    assert "2/3" in demo
+
+
+def test_one_task_and_an_empty_period(report, work, make_task):
+    make_task("idle")
+    assert "No time recorded" not in report("--task", "idle")
+    assert "idle" in report("--task", "idle")
+    assert "no task named 'nope'" in report("--task", "nope", expect=1)
+
+
+def test_no_work_at_all(report, mc_task):
+    assert "No time recorded in this period." in report()
+
+
+def test_bad_arguments_are_one_line(report, work):
+    assert "invalid choice" in report("--period", "year", expect=1)
+
+
+def test_slash_report_entry(built_plugin, mc_env, work):
+    cmd = [python3(), str(built_plugin / "statusline" / "command.py"), "slash", "report"]
+    done = mc_env.run([*cmd, "today"])
+    assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
+    done = mc_env.run([*cmd, ""])
+    assert done.returncode == 0 and "(week: " in done.stdout
+    done = mc_env.run([*cmd, "decade"])
+    assert done.returncode == 0 and "MISSIONCACHE ERROR" in done.stdout
