@@ -4,7 +4,8 @@ WHY a cache: Claude Code runs this after every assistant message (and every
 ``refreshInterval``), and most runs find nothing changed. The cache
 (``<state>/statusline/<session-id>.json``) keeps the computed facts with a signature of
 everything they were computed from: the session binding, tasks.db and its WAL, the
-task's context and tasks files (their mtime and size), the cwd and today's date. A run
+task's context and tasks files and its compaction records folder (mtime and size), the
+cwd and today's date. A run
 whose signature matches opens no database and parses no markdown; it only counts the
 transcript bytes appended since the last run, for the edit count.
 
@@ -51,7 +52,7 @@ def signature(session_id: str, cwd: str, facts: dict | None) -> list:
         _stamp(db + "-wal"),
     ]
     if facts:
-        sig += [_stamp(facts.get("context")), _stamp(facts.get("tasks"))]
+        sig += [_stamp(facts.get(key)) for key in ("context", "tasks", "compactions_dir")]
     return sig
 
 

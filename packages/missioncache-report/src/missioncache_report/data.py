@@ -57,18 +57,15 @@ class Report:
 
 
 def period_start(period: str, now: float) -> Optional[float]:
-    """Epoch where ``period`` starts: today and week as ``missioncache-db time`` counts
-    them (week = today and the six days before); month = the calendar month so far,
-    what a monthly invoice covers; all = None."""
+    """Epoch where ``period`` starts, as ``missioncache-db time`` counts it: today; week =
+    today and the 6 days before; month = today and the 29 days before; all = None."""
     from missioncache_db.timefmt import local_midnight_epoch
 
     if period not in PERIODS:
         raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
     if period == "all":
         return None
-    if period == "month":
-        return local_midnight_epoch(time.localtime(now).tm_mday - 1, now)
-    return local_midnight_epoch(0 if period == "today" else 6, now)
+    return local_midnight_epoch({"today": 0, "week": 6, "month": 29}[period], now)
 
 
 def _day(epoch: float) -> str:

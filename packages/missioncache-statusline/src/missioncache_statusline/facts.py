@@ -39,6 +39,9 @@ def task_facts(cwd: str, session_id: str) -> dict | None:
             "name": task.name,
             "context": task.context_path,
             "tasks": task.tasks_path,
+            # Compaction records are files there (one per compaction): its mtime moves
+            # with each new one, so the cache notices without opening anything.
+            "compactions_dir": os.path.join(task.directory_path, ".compactions"),
             "today": total,
             "claude": claude,
             "you": you,
