@@ -54,6 +54,7 @@ HOOKS = [
     ("UserPromptSubmit", "hook-task-tracker", "task_tracker.py", 5),
     ("PreCompact", "hook-pre-compact", "pre_compact.py", 30),
     ("Stop", "hook-stop", "stop.py", 10),
+    ("StopFailure", "hook-stop-failure", "stop_failure.py", 5),
 ]
 
 

@@ -36,6 +36,7 @@ EXPECTED = {
     "UserPromptSubmit task_tracker",
     "PreCompact pre_compact",
     "Stop stop",
+    "StopFailure stop_failure",
 }
 _LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| ( *)(\S+)$")
 
@@ -87,6 +88,7 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
 
     start = session.start()
     turn = session.prompt("add greet.py", reply=[Text("Adding."), Write("greet.py", "x = 1\n")])
+    failed = session.prompt("try again", ending="failure")  # StopFailure records the end
     compaction = session.compact("manual")
     assert wait_heartbeat_children(mc_env.data_root)
 
@@ -94,6 +96,9 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
     assert any("Active Task Detected" in t for t in start.routed.model_texts)
     assert any("MissionCache task tracker" in t for t in turn.model_texts)
     assert any("Claude edited 1 file(s)" in t for t in turn.human_texts)
+    assert [e.event for e in failed.events][-1] == "StopFailure"
+    spool = mc_env.data_root / "spool"
+    assert any("failure" in p.read_text() for p in spool.glob("*.jsonl")) or _ingested(mc_env)
     assert "saved a pre-compaction snapshot" in (compaction.instructions or "")
     assert "Auto-saved before compaction" in context.read_text()
     compact_start = [e for e in session.events if e.payload.get("source") == "compact"]
@@ -109,6 +114,17 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
         assert any(m.startswith("missioncache_") for m, _ in imported(runs[name].stderr)), name
     heavy = {name: heavy_imports(runs[name]) for name in sorted(EXPECTED)}
     assert heavy == {name: [] for name in sorted(EXPECTED)}
+
+
+def _ingested(mc_env: McEnv) -> bool:
+    """The failed turn's end already reached tasks.db (a later writer ingested the spool)."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
+    try:
+        return bool(conn.execute("SELECT 1 FROM turn_ends WHERE outcome = 'failure'").fetchall())
+    finally:
+        conn.close()
 
 
 def test_status_line_imports_nothing_heavy_cold_or_cached(

@@ -100,20 +100,23 @@ def pending_error():
 
 
 def report(task, db, ident, source) -> None:
-    from missioncache_db import format_duration
+    from missioncache_db import format_duration, format_split
     from missioncache_hookio.output import emit_json, hook_json
 
     try:
         db.process_heartbeats()  # current totals when the lock allows
     except Exception:
         pass
-    invested = format_duration(db.time_invested(task.id))
-    context = banner(task, invested, ident.session_id, source)
+    split = db.time_split(task.id)  # total, Claude's and yours: docs/time.md
+    context = banner(task, format_split(split), ident.session_id, source)
     if source in DIGEST_SOURCES:
         digest = context_digest(task)
         if digest:
             context += "\n\n" + digest
-    message = f"MissionCache: tracking {task.name} ({invested} invested)"
+    message = (
+        f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
+        f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
+    )
     error = pending_error()
     if error is not None:
         message += f"; {error[0]}"

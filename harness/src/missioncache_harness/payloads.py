@@ -125,6 +125,24 @@ def stop(
     }
 
 
+def stop_failure(
+    base: dict[str, Any],
+    *,
+    prompt_id: str,
+    error: str = "server_error",
+    last_assistant_message: str = "API Error: 500 fake api_error 500.",
+) -> dict[str, Any]:
+    """StopFailure (contract 11.3.1): instead of Stop when a turn ends on an API error; no
+    ``permission_mode``, ``error`` from the schema's enum, the error text as the message."""
+    return {
+        **base,
+        "prompt_id": prompt_id,
+        "effort": dict(EFFORT),
+        "error": error,
+        "last_assistant_message": last_assistant_message,
+    }
+
+
 def new_agent_id() -> str:
     """Agent ids look like ``a5637faacebf144b0``: ``a`` and 16 hex digits."""
     return "a" + uuid.uuid4().hex[:16]

@@ -22,6 +22,19 @@ def session_id_from_env() -> str | None:
     return os.environ.get("CLAUDE_SESSION_ID") or os.environ.get("CLAUDE_CODE_SESSION_ID")
 
 
+def prompt_epoch_from_env(now: float | None = None) -> float | None:
+    """When the prompt was submitted (``MISSIONCACHE_PROMPT_EPOCH``, set by the hook), if
+    it is a number within the last minute; else None (record the time of recording)."""
+    import time
+
+    now = time.time() if now is None else now
+    try:
+        epoch = float(os.environ.get("MISSIONCACHE_PROMPT_EPOCH", ""))
+    except ValueError:
+        return None
+    return epoch if now - 60 <= epoch <= now else None
+
+
 def arm_hard_wall(seconds: int) -> None:
     """End this process after ``seconds`` whatever it is doing.
 
@@ -46,7 +59,9 @@ def arm_hard_wall(seconds: int) -> None:
 
 
 def main() -> int:
-    """Record one heartbeat for the cwd and the session in the environment."""
+    """Record one heartbeat for the cwd and the session in the environment: the start of
+    the turn ``MISSIONCACHE_PROMPT_ID``, of kind ``MISSIONCACHE_PROMPT_KIND`` (``prompt``
+    or ``synthetic``), both set by the UserPromptSubmit hook."""
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
     try:
         from missioncache_db.db import open_if_set_up
@@ -55,7 +70,10 @@ def main() -> int:
         if db is None:
             return 0
         with db:
-            db.record_heartbeat_auto(os.getcwd(), session_id_from_env())
+            prompt_id = os.environ.get("MISSIONCACHE_PROMPT_ID")
+            kind = os.environ.get("MISSIONCACHE_PROMPT_KIND") or "prompt"
+            when = prompt_epoch_from_env()
+            db.record_heartbeat_auto(os.getcwd(), session_id_from_env(), when, prompt_id, kind)
     except Exception as error:  # the hook must never fail the prompt
         print(f"missioncache-db: heartbeat not recorded: {error}", file=sys.stderr)
     return 0
