@@ -2,16 +2,16 @@
 command line: what the browser test checks and what the README picture shows
 (``scripts/report_picture.py``), so the picture is the tested page.
 
-The work sessions are written straight into tasks.db (as the ``execute`` fixture does):
-the report reads sessions, and a week of real heartbeats would take a week.
+The work is written straight into tasks.db as the hooks record it (``worklog``: a
+heartbeat per prompt, a turn end per Stop): a week of real prompts would take a week.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 
+from missioncache_harness.worklog import record_work
 from missioncache_harness.workspace import McEnv, create_task, make_env, python3
 
 # (task, [(days ago, start hour, minutes)]): a plausible week, deterministic.
@@ -21,14 +21,6 @@ WEEK = {
     "flaky-ci": [(5, 15, 30), (3, 15, 55), (1, 14, 90)],
 }
 PROGRESS = {"billing-export": (5, 8), "auth-refactor": (2, 6), "flaky-ci": (4, 4)}
-SESSION_SQL = (
-    "INSERT INTO sessions(task_id, session_id, start_time, end_time, duration_seconds,"
-    " heartbeat_count, start_epoch, end_epoch, closed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-LAST_WORKED_SQL = (
-    "UPDATE tasks SET last_worked_on = (SELECT MAX(end_time) FROM sessions WHERE task_id = ?)"
-    " WHERE id = ?"
-)
 
 
 def tasks_file(done: int, total: int) -> str:
@@ -37,8 +29,8 @@ def tasks_file(done: int, total: int) -> str:
     return "# Tasks\n\n" + items
 
 
-def _session_rows(task_id: int, plan: list, now: float) -> list:
-    rows = []
+def _record_plan(db_path: Path, task_id: int, plan: list, now: float) -> None:
+    """Each block is prompts every 5 minutes: Claude works 3.5, you read and type 1.5."""
     today = time.localtime(now)
     for days_ago, hour, minutes in plan:
         start = time.mktime(
@@ -46,31 +38,18 @@ def _session_rows(task_id: int, plan: list, now: float) -> list:
         )
         if start + minutes * 60 > now:  # today's work ends before now
             start = now - minutes * 60 - 60
-        end = start + minutes * 60
-        text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start))
-        end_text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(end))
-        rows.append(
-            (task_id, "demo", text, end_text, minutes * 60, max(1, minutes // 5), start, end, 1)
-        )
-    return rows
+        record_work(db_path, task_id, start, [(210, 90)] * max(1, minutes // 5))
 
 
 def build(root: Path, plugin: Path, period: str = "week") -> tuple[McEnv, Path]:
     """A home under ``root`` with the demo week; returns it and the HTML report's path."""
     env = make_env(root)
     now = time.time()
-    conn = None
     for name, plan in WEEK.items():
         task = create_task(plugin, env, name)
-        (env.data_root / "active" / name / f"{name}-tasks.md").write_text(
-            tasks_file(*PROGRESS[name]), encoding="utf-8"
-        )
-        conn = conn or sqlite3.connect(str(env.data_root / "tasks.db"))
-        with conn:
-            conn.executemany(SESSION_SQL, _session_rows(task.id, plan, now))
-            conn.execute(LAST_WORKED_SQL, (task.id, task.id))
-    if conn is not None:
-        conn.close()
+        folder = env.data_root / "active" / name
+        (folder / f"{name}-tasks.md").write_text(tasks_file(*PROGRESS[name]), encoding="utf-8")
+        _record_plan(env.data_root / "tasks.db", task.id, plan, now)
     page = root / "report.html"
     environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
     args = [

@@ -10,12 +10,8 @@ import time
 
 import pytest
 
+from missioncache_harness.worklog import record_work
 from missioncache_harness.workspace import python3
-
-SESSION_SQL = (
-    "INSERT INTO sessions(task_id, session_id, start_time, end_time, duration_seconds,"
-    " heartbeat_count, start_epoch, end_epoch, closed) VALUES (?, 's', ?, ?, ?, 2, ?, ?, 1)"
-)
 
 
 def _local(days_ago: int, hour: int) -> float:
@@ -24,20 +20,17 @@ def _local(days_ago: int, hour: int) -> float:
 
 
 @pytest.fixture
-def work(mc_task, make_task, execute):
-    """demo-task: 1h today at 00:30 (so 'today' holds it whatever the hour now), 30m
-    three days ago, 2h forty days ago; other: 45m yesterday."""
+def work(mc_env, mc_task, make_task):
+    """demo-task: 1h today from 00:01 (two turns, 4 minutes of yours between them: 56m
+    Claude, 4m you), 30m of Claude three days ago, 2h forty days ago; other: 45m
+    yesterday. Recorded as the hooks record them (a heartbeat per prompt, a turn end
+    per Stop)."""
     other = make_task("other")
-
-    def add(task_id, start, seconds):
-        text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start))
-        end = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start + seconds))
-        execute(SESSION_SQL, (task_id, text, end, seconds, start, start + seconds))
-
-    add(mc_task.id, _local(0, 0) + 60, 3600)
-    add(mc_task.id, _local(3, 10), 1800)
-    add(mc_task.id, _local(40, 10), 7200)
-    add(other.id, _local(1, 15), 2700)
+    db = mc_env.data_root / "tasks.db"
+    record_work(db, mc_task.id, _local(0, 0) + 60, [(1680, 240), (1680, 0)])
+    record_work(db, mc_task.id, _local(3, 10), [(1800, 0)])
+    record_work(db, mc_task.id, _local(40, 10), [(7200, 0)])
+    record_work(db, other.id, _local(1, 15), [(2700, 0)])
     return mc_task, other
 
 
@@ -53,33 +46,54 @@ def report(built_plugin, mc_env):
     return run
 
 
+def _row(text: str, name: str) -> list:
+    return next(line for line in text.splitlines() if line.startswith(f"{name} ")).split()
+
+
 def test_text_week_per_task_and_per_day(report, work):
     text = report("--period", "week")
     assert text.startswith("MissionCache time report (week: ")
     lines = text.splitlines()
-    demo = next(line for line in lines if line.startswith("demo-task "))
-    other = next(line for line in lines if line.startswith("other "))
-    assert demo.split()[1:4] == ["1h", "30m", "2"]  # 1h today + 30m three days ago
-    assert other.split()[1:3] == ["45m", "1"]
-    assert lines.index(demo) < lines.index(other)  # most time first
-    total = next(line for line in lines if line.startswith("total "))
-    assert total.split()[1:4] == ["2h", "15m", "3"]
+    assert lines[2].split() == [
+        "task",
+        "total",
+        "Claude",
+        "you",
+        "sessions",
+        "progress",
+        "last",
+        "activity",
+    ]
+    # 1h today + 30m three days ago; Claude 56m + 30m, you 4m; 3 work sessions.
+    assert _row(text, "demo-task")[1:8] == ["1h", "30m", "1h", "26m", "4m", "3", "-"]
+    assert _row(text, "other")[1:5] == ["45m", "45m", "0s", "1"]
+    assert lines[4].startswith("demo-task ")  # most time first
+    assert _row(text, "total")[1:7] == ["2h", "15m", "2h", "11m", "4m", "4"]
     today = time.strftime("%Y-%m-%d")
-    assert any(line.startswith(today) and "demo-task" in line and "1h" in line for line in lines)
+    day = next(line.split() for line in lines if line.startswith(today))
+    assert day[1:6] == ["demo-task", "1h", "56m", "4m", "2"]
 
 
 def test_periods_bound_what_is_counted(report, work):
     today = report("--period", "today")
-    demo = next(line for line in today.splitlines() if line.startswith("demo-task "))
-    assert demo.split()[1:3] == ["1h", "1"] and "other" not in today
+    assert _row(today, "demo-task")[1:4] == ["1h", "56m", "4m"] and "other" not in today
     every = report("--period", "all")
-    demo = next(line for line in every.splitlines() if line.startswith("demo-task "))
-    assert demo.split()[1:4] == ["3h", "30m", "3"]
+    assert _row(every, "demo-task")[1:3] == ["3h", "30m"]
     month = json.loads(report("--period", "month", "--format", "json"))
     # month = today and the 29 days before (as `missioncache-db time` counts it): the
-    # session forty days ago is out, the one three days ago is in.
+    # work forty days ago is out, the work three days ago is in.
     assert month["start"] == time.strftime("%Y-%m-%d", time.localtime(_local(29, 12)))
-    assert sum(t["seconds"] for t in month["tasks"] if t["name"] == "demo-task") == 5400
+    assert [t["seconds"] for t in month["tasks"] if t["name"] == "demo-task"] == [5400]
+
+
+def test_the_days_add_up_to_the_total_and_agree_with_time(report, work, mc_cli):
+    data = json.loads(report("--period", "all", "--format", "json"))
+    for task in data["tasks"]:
+        days = [d for d in data["days"] if d["task"] == task["name"]]
+        assert sum(d["seconds"] for d in days) == task["seconds"]
+        assert sum(d["claude"] for d in days) == task["claude"]
+        assert sum(d["you"] for d in days) == task["you"]
+    assert "demo-task: 3h 30m" in mc_cli("time", "demo-task")
 
 
 def test_csv_is_a_timesheet(report, work):
@@ -93,7 +107,9 @@ def test_csv_is_a_timesheet(report, work):
         "seconds": "3600",
         "hours": "1.00",
         "duration": "1h",
-        "sessions": "1",
+        "claude_seconds": "3360",
+        "you_seconds": "240",
+        "sessions": "2",
     }
     assert round(sum(float(r["hours"]) for r in rows), 2) == 2.25
 
@@ -102,7 +118,8 @@ def test_json_has_tasks_days_and_totals(report, work):
     data = json.loads(report("--format", "json", "--period", "all"))
     assert data["seconds"] == 3600 + 1800 + 7200 + 2700
     names = {t["name"]: t for t in data["tasks"]}
-    assert names["demo-task"]["sessions"] == 3 and names["other"]["seconds"] == 2700
+    assert names["demo-task"]["claude"] == 3360 + 1800 + 7200 and names["demo-task"]["you"] == 240
+    assert names["other"]["seconds"] == 2700
     assert len(data["days"]) == 4
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_harness import payloads
+from missioncache_harness.worklog import record_work
 from missioncache_harness.workspace import python3
 
 SID = "4f1c2b7e-0000-4000-8000-00000000abcd"
@@ -90,11 +91,6 @@ def _write_files(task_dir: Path, name: str, tasks: str, context: str) -> None:
     (task_dir / f"{name}-context.md").write_text(context)
 
 
-SESSION_SQL = (
-    "INSERT INTO sessions(task_id, session_id, start_time, end_time, duration_seconds,"
-    " heartbeat_count, start_epoch, end_epoch, closed)"
-    " VALUES (?, 's', 'x', 'y', {seconds}, 3, ?, ?, 1)"
-)
 TASKS = "# Tasks\n\n- [x] 1. Reproduce\n- [x] 2. Find the cause\n- [ ] 3. Fix\n- [ ] 4. Test\n"
 CONTEXT = "# Demo Task - Context\n\n**Last Updated:** {stamp}\n\n## Description\nx\n"
 
@@ -105,13 +101,13 @@ def test_task_session_shows_name_progress_time_edits_and_save(
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 120))
     _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
     transcript.write_text(_edit_record() + "\n" + _edit_record("Write") + "\n")
-    now = time.time()
-    execute(  # 12 minutes of work today, as one work session
-        SESSION_SQL.format(seconds=720),
-        (mc_task.id, now - 800, now - 80),
+    # 12 minutes of work today: Claude's 9 in two turns, yours 3 between them.
+    record_work(
+        mc_env.data_root / "tasks.db", mc_task.id, time.time() - 800, [(270, 180), (270, 0)]
     )
     shown = line(env={"NO_COLOR": "1"})
-    assert shown == f"◆ demo-task [2/4] · today 12m · 2 edits · saved {stamp[11:]}\n"
+    expected = f"◆ demo-task [2/4] · today 12m (Claude 9m, you 3m) · 2 edits · saved {stamp[11:]}\n"
+    assert shown == expected
 
 
 def test_colours_by_default_and_plain_text_is_the_same_line(line, mc_task):
@@ -177,11 +173,7 @@ def test_cache_is_used_and_invalidated_by_each_source(
     (task_dir / f"{mc_task.name}-context.md").write_text(CONTEXT.format(stamp=stamp))
     assert f"saved {stamp[11:]}" in line(env=plain)
     # Time recorded in tasks.db.
-    now = time.time()
-    execute(
-        SESSION_SQL.format(seconds=3900),
-        (mc_task.id, now - 4000, now - 100),
-    )
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
     assert "today 1h 5m" in line(env=plain)
     # New edits in the transcript: counted incrementally.
     with transcript.open("a") as handle:

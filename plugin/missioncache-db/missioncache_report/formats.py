@@ -69,8 +69,19 @@ def text(report: Report) -> str:
     total_row = [totals.get(name, "") for name, _ in columns]
     lines += _table([name for name, _ in columns], rows, total_row)
     lines += ["", "Per day:"]
-    day_rows = [[d.day, d.task, format_duration(d.seconds), str(d.sessions)] for d in report.days]
-    lines += _table(["day", "task", "time", "sessions"], day_rows, left=2)
+    split = report.split_known()
+    header = ["day", "task", "time", *(["Claude", "you"] if split else []), "sessions"]
+    day_rows = [
+        [
+            d.day,
+            d.task,
+            format_duration(d.seconds),
+            *([_opt(d.claude), _opt(d.you)] if split else []),
+            str(d.sessions),
+        ]
+        for d in report.days
+    ]
+    lines += _table(header, day_rows, left=2)
     return "\n".join(lines) + "\n"
 
 
@@ -100,6 +111,8 @@ CSV_HEADER = [
     "seconds",
     "hours",
     "duration",
+    "claude_seconds",
+    "you_seconds",
     "sessions",
 ]
 
@@ -120,6 +133,8 @@ def csv_text(report: Report) -> str:
                 d.seconds,
                 f"{d.seconds / 3600:.2f}",
                 format_duration(d.seconds),
+                "" if d.claude is None else d.claude,
+                "" if d.you is None else d.you,
                 d.sessions,
             ]
         )

@@ -1,9 +1,10 @@
 """What a report says, read from tasks.db: per task and per day, for one period.
 
-Days are local calendar days; a work session counts on the day it started (the rule
-``time_invested`` uses, so a report and ``missioncache-db time`` agree). Two seams switch
-on by themselves when the work behind them lands: the Claude/you split
-(``TaskDB.time_split``) and compaction counts (``missioncache_db.compactions``).
+Every figure comes from ``TaskDB.time_split`` (time from turns: Claude's inside them,
+yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
+are local calendar days: a day's figure is the time that fell within it, so the days of a
+period add up to its total. Work sessions (runs of prompts within the idle timeout) count
+on the day they started. Compaction counts come from ``missioncache_db.compactions``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ class DayRow:
     task: str
     seconds: int
     sessions: int
+    claude: Optional[int] = None
+    you: Optional[int] = None
 
 
 @dataclass
@@ -53,19 +56,17 @@ class Report:
         return sum(t.seconds for t in self.tasks)
 
     def split_known(self) -> bool:
-        return any(t.claude is not None for t in self.tasks)
+        return bool(self.tasks) and all(t.claude is not None for t in self.tasks)
 
 
 def period_start(period: str, now: float) -> Optional[float]:
-    """Epoch where ``period`` starts, as ``missioncache-db time`` counts it: today; week =
-    today and the 6 days before; month = today and the 29 days before; all = None."""
-    from missioncache_db.timefmt import local_midnight_epoch
+    """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
+    week = today and the 6 days before; month = today and the 29 days before; all: None)."""
+    from missioncache_db.sessions import period_start as db_period_start
 
     if period not in PERIODS:
         raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
-    if period == "all":
-        return None
-    return local_midnight_epoch({"today": 0, "week": 6, "month": 29}[period], now)
+    return db_period_start(period, now)
 
 
 def _day(epoch: float) -> str:
@@ -85,7 +86,7 @@ def collect(db: Any, period: str = "week", now: Optional[float] = None, task: An
     )
     tasks = [task] if task is not None else db.list_tasks()
     for item in tasks:
-        row, days = _task_rows(db, item, since, period)
+        row, days = _task_rows(db, item, since, period, now)
         if row.seconds or row.sessions or task is not None:
             report.tasks.append(row)
             report.days.extend(days)
@@ -94,43 +95,75 @@ def collect(db: Any, period: str = "week", now: Optional[float] = None, task: An
     return report
 
 
-def _task_rows(db: Any, task: Any, since: Optional[float], period: str) -> tuple:
-    sql = "SELECT start_epoch, duration_seconds, end_time FROM sessions WHERE task_id = ?"
-    params: tuple = (task.id,)
-    if since is not None:
-        sql += " AND start_epoch >= ?"
-        params += (since,)
-    per_day: dict = {}
+def _task_rows(db: Any, task: Any, since: Optional[float], period: str, now: float) -> tuple:
     row = TaskRow(task.id, task.name, task.status)
-    last = task.last_worked_on
-    for start, seconds, end_text in db.conn.execute(sql + " ORDER BY start_epoch", params):
-        if start is None:
-            continue
-        bucket = per_day.setdefault(_day(start), [0, 0])
-        bucket[0] += int(seconds or 0)
-        bucket[1] += 1
-        row.seconds += int(seconds or 0)
-        row.sessions += 1
-        if end_text and (last is None or end_text > last):
-            last = end_text
-    row.last_activity = last[:16] if isinstance(last, str) else None
-    row.claude, row.you = split(db, task.id, period)
+    found = db.time_split(task.id, period, now)
+    row.seconds, row.claude, row.you = found.total, found.claude, found.you
+    sessions = _sessions_per_day(db, task.id, since)
+    row.sessions = sum(sessions.values())
+    days = []
+    for day in _active_days(db, task.id, since, now) | set(sessions):
+        split = _day_split(db, task.id, day, now)
+        if split.total or day in sessions:
+            days.append(
+                DayRow(day, task.name, split.total, sessions.get(day, 0), split.claude, split.you)
+            )
+    row.last_activity = last_activity(db, task)
     row.compactions = compactions(task, since)
     row.done, row.total_items = progress(task)
-    days = [DayRow(day, task.name, s, n) for day, (s, n) in per_day.items()]
     return row, days
 
 
-def split(db: Any, task_id: int, period: str) -> tuple:
-    """(claude, you) seconds, or (None, None) until tasks.db can split time."""
-    method = getattr(db, "time_split", None)
-    if method is None:
-        return None, None
-    try:
-        found = method(task_id, period=period)
-        return int(found.claude), int(found.you)
-    except Exception:
-        return None, None
+def last_activity(db: Any, task: Any) -> Optional[str]:
+    """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period), else
+    its ``last_worked_on`` stamp."""
+    row = db.conn.execute("SELECT MAX(epoch) FROM heartbeats WHERE task_id = ?", (task.id,))
+    newest = row.fetchone()[0]
+    if newest is not None:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
+    last = task.last_worked_on
+    return last[:16] if isinstance(last, str) else None
+
+
+def _sessions_per_day(db: Any, task_id: int, since: Optional[float]) -> dict:
+    """Work sessions (runs of prompts within the idle timeout) by the day they started."""
+    sql = "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch IS NOT NULL"
+    params: tuple = (task_id,)
+    if since is not None:
+        sql += " AND start_epoch >= ?"
+        params += (since,)
+    counts: dict = {}
+    for (start,) in db.conn.execute(sql, params):
+        counts[_day(start)] = counts.get(_day(start), 0) + 1
+    return counts
+
+
+def _active_days(db: Any, task_id: int, since: Optional[float], now: float) -> set:
+    """Days that may hold time: each prompt's day, and the next day too when the prompt
+    came late enough for its turn (or the gap after it) to run past midnight."""
+    sql = "SELECT epoch FROM heartbeats WHERE task_id = ? AND epoch IS NOT NULL"
+    params: tuple = (task_id,)
+    if since is not None:
+        sql += " AND epoch >= ?"
+        params += (since - 86400,)
+    days = set()
+    for (epoch,) in db.conn.execute(sql, params):
+        for moment in (epoch, min(epoch + 6 * 3600, now)):
+            if since is None or moment >= since:
+                days.add(_day(moment))
+    return days
+
+
+def _day_split(db: Any, task_id: int, day: str, now: float) -> Any:
+    """The task's time within one local day: ``time_split`` of "today" as seen from the
+    last instant of that day (every interval is clipped at the day's start and clamped
+    at its end), so the days of a period add up to the period's total."""
+    from missioncache_db.timefmt import local_midnight_epoch
+
+    year, month, mday = (int(part) for part in day.split("-"))
+    noon = time.mktime((year, month, mday, 12, 0, 0, 0, 0, -1))  # DST-safe anchor
+    end = local_midnight_epoch(-1, noon)
+    return db.time_split(task_id, "today", min(now, end - 0.001))
 
 
 def compactions(task: Any, since: Optional[float]) -> Optional[int]:

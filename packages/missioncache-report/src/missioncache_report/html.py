@@ -183,6 +183,10 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.tasks)), "work sessions"),
     ]
+    if report.split_known():
+        claude = sum(t.claude or 0 for t in report.tasks)
+        cards.insert(1, (format_duration(claude), "Claude working"))
+        cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
     card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)
     return (
         "<!DOCTYPE html>\n"
