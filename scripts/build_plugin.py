@@ -53,6 +53,7 @@ HOOKS = [
     ("UserPromptSubmit", "hook-activity-tracker", "activity_tracker.py", 5),
     ("UserPromptSubmit", "hook-task-tracker", "task_tracker.py", 5),
     ("PreCompact", "hook-pre-compact", "pre_compact.py", 30),
+    ("PostCompact", "hook-post-compact", "post_compact.py", 10),
     ("Stop", "hook-stop", "stop.py", 10),
     ("StopFailure", "hook-stop-failure", "stop_failure.py", 5),
 ]

@@ -18,7 +18,8 @@ def test_real_cli_validates_the_built_plugin(built_plugin: Path, tmp_path: Path)
     assert done.rc == 0, done.describe()
     assert "Validation passed" in done.stdout
     assert "✘" not in done.stdout
-    for part in ("session_start.py", "activity_tracker.py", "task_tracker.py", "pre_compact.py"):
+    scripts = ("session_start.py", "activity_tracker.py", "task_tracker.py", "pre_compact.py")
+    for part in (*scripts, "post_compact.py"):
         assert part in done.stdout  # the CLI lists every hook it will run
     for command in ("missioncache:load", "missioncache:save", "missioncache:new"):
         assert command in done.stdout

@@ -35,6 +35,7 @@ EXPECTED = {
     "UserPromptSubmit activity_tracker",
     "UserPromptSubmit task_tracker",
     "PreCompact pre_compact",
+    "PostCompact post_compact",
     "Stop stop",
     "StopFailure stop_failure",
 }
@@ -101,6 +102,7 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
     assert any("failure" in p.read_text() for p in spool.glob("*.jsonl")) or _ingested(mc_env)
     assert "saved a pre-compaction snapshot" in (compaction.instructions or "")
     assert "Auto-saved before compaction" in context.read_text()
+    assert list((folder / ".compactions").glob("*.json"))  # PostCompact kept the summary
     compact_start = [e for e in session.events if e.payload.get("source") == "compact"]
     assert any("Where the work stands" in t for t in compact_start[0].routed.model_texts)
 

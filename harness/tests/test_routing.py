@@ -167,6 +167,22 @@ def test_postcompact_manual_line_and_auto_nothing():
     assert routed("PostCompact", hr("done"), trigger="auto").human_texts == []
 
 
+def test_postcompact_system_message_is_not_interpreted():
+    """Contract 11.4.2: the JSON is shown raw on manual /compact, like plain text."""
+    raw = '{"systemMessage": "hello"}'
+    manual = routed("PostCompact", hr(raw))
+    assert manual.local_command_lines == [f"PostCompact [{CMD}] completed successfully: {raw}"]
+    assert manual.model_texts == []
+
+
+def test_postcompact_hook_specific_output_is_a_failure():
+    """Contract 11.4.2: ``hookSpecificOutput`` from PostCompact fails validation."""
+    out = '{"hookSpecificOutput": {"hookEventName": "PostCompact", "additionalContext": "x"}}'
+    (line,) = routed("PostCompact", hr(out)).local_command_lines
+    assert line.startswith(f"PostCompact [{CMD}] failed: Hook JSON output validation failed")
+    assert routed("PostCompact", hr(out), trigger="auto").human_texts == []
+
+
 def test_texts_keep_completion_order():
     result = routed("UserPromptSubmit", hr("fast"), hr("slow"))
     assert result.model_texts == [

@@ -39,11 +39,13 @@ def one_line(text: str) -> str:
 
 
 def snapshot(transcript) -> list:
-    """The last prompts and replies as indented sub-bullets, each one labelled line."""
+    """The last prompts and replies as indented sub-bullets, each one labelled line. Only
+    what the human typed is a "User:" line: ``/exit``, ``/compact`` and synthetic turns
+    (agent notifications, command output) are not."""
     from missioncache_transcript import recent_turns
 
     try:
-        turns = recent_turns(transcript, SNAPSHOT_TURNS, None)
+        turns = recent_turns(transcript, SNAPSHOT_TURNS, None, typed_only=True)
     except Exception:  # an unreadable transcript costs the snapshot, never the save
         return []
     labels = {"user": "User", "assistant": "Claude"}

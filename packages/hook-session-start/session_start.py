@@ -4,9 +4,15 @@ Claude (and the human, in one line) which MissionCache task this session tracks.
 
 Output is ONE JSON object: ``systemMessage`` for the human, ``additionalContext`` for
 Claude (the "Active Task Detected" banner; after compact/resume/clear also a digest of
-the context file). No task, bad input or an unusable database: no output at all.
-A failed pre-compaction snapshot (recorded by pre_compact.py) is reported once, then
-cleared. Rules install whatever else happens. See docs/hooks.md.
+the context file; on startup/resume/clear the task's last compaction summary). No task,
+bad input or an unusable database: no output at all. A failed pre-compaction snapshot
+(recorded by pre_compact.py) is reported once, then cleared. Rules install whatever else
+happens. See docs/hooks.md and docs/compactions.md.
+
+Everything for Claude is assembled from labelled parts with priorities and fitted into ONE
+budget (``missioncache_hookio.budget.fit``): Claude Code moves a hook's text over 10,000
+characters to a file the model may never read. To add a part, append a ``Part`` in
+``context_parts`` with a priority from the table below.
 """
 
 from __future__ import annotations
@@ -25,6 +31,14 @@ if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in s
 BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
+# After a compaction the summary is already in the conversation; a new or resumed one needs it.
+SUMMARY_SOURCES = ("startup", "resume", "clear")
+CONTEXT_BUDGET = 9000  # characters for all of additionalContext; Claude Code's limit is 10,000
+# Priorities of the parts of additionalContext: the higher survives longer when space is short.
+PRIORITY_BANNER = 100
+PRIORITY_NOTE = 90
+PRIORITY_DIGEST = 60
+PRIORITY_SUMMARY = 50
 MAX_NAMED = 5
 UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
 
@@ -37,7 +51,7 @@ def install_rules() -> None:
     install_bundled_rules(os.path.join(plugin_root, "rules"))
 
 
-def banner(task, invested: str, session_id, source) -> str:
+def banner(task, invested: str, session_id, source, compactions: str = "") -> str:
     lines = [
         "## MissionCache: Active Task Detected",
         "",
@@ -47,6 +61,8 @@ def banner(task, invested: str, session_id, source) -> str:
     ]
     if task.jira_key:
         lines.append(f"- **JIRA:** {task.jira_key}")
+    if compactions:
+        lines.append(f"- **Compactions:** {compactions}")
     lines += [
         f"- **Session:** {session_id or 'unknown'} ({source or 'startup'})",
         f"- **Files:** {task.directory_path}",
@@ -99,8 +115,48 @@ def pending_error():
     return line, f"Note: {line}. Run `/missioncache:save` to save the context by hand."
 
 
+def compactions_line(count: int, latest) -> str:
+    """``3 (newest 2026-12-01 14:02, manual)``; empty when the task never compacted."""
+    if not count:
+        return ""
+    return f"{count} (newest {latest.when}, {latest.trigger})" if latest else str(count)
+
+
+def summary_part(latest) -> str:
+    """The newest stored compaction summary, labelled with its date: it may be older than
+    the context file, and Claude should know how old what it reads is."""
+    if latest is None or not latest.summary:
+        return ""
+    return (
+        f"### Last compaction summary ({latest.when}, {latest.trigger} compaction"
+        " of an earlier session)\n\n"
+        "What the conversation had reached when Claude Code last summarised it; prefer the"
+        " context file where the two disagree and it is newer.\n\n"
+        f"{latest.summary}"
+    )
+
+
+def context_parts(task, invested: str, ident, source) -> list:
+    """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
+    from missioncache_db import compaction_count, recent_compactions
+    from missioncache_hookio.budget import Part
+
+    recent = recent_compactions(task, 3)
+    latest = recent[0] if recent else None
+    count = compactions_line(compaction_count(task), latest)
+    text = banner(task, invested, ident.session_id, source, count)
+    parts = [Part("banner", text, PRIORITY_BANNER)]
+    if source in DIGEST_SOURCES:
+        parts.append(Part("context digest", context_digest(task), PRIORITY_DIGEST))
+    if (source or "startup") in SUMMARY_SOURCES:
+        with_text = next((item for item in recent if item.summary), None)
+        parts.append(Part("compaction summary", summary_part(with_text), PRIORITY_SUMMARY))
+    return parts
+
+
 def report(task, db, ident, source) -> None:
     from missioncache_db import format_duration, format_split
+    from missioncache_hookio.budget import Part, fit
     from missioncache_hookio.output import emit_json, hook_json
 
     try:
@@ -108,11 +164,7 @@ def report(task, db, ident, source) -> None:
     except Exception:
         pass
     split = db.time_split(task.id)  # total, Claude's and yours: docs/time.md
-    context = banner(task, format_split(split), ident.session_id, source)
-    if source in DIGEST_SOURCES:
-        digest = context_digest(task)
-        if digest:
-            context += "\n\n" + digest
+    parts = context_parts(task, format_split(split), ident, source)
     message = (
         f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
         f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
@@ -120,7 +172,8 @@ def report(task, db, ident, source) -> None:
     error = pending_error()
     if error is not None:
         message += f"; {error[0]}"
-        context += "\n\n" + error[1]
+        parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
+    context = fit(parts, CONTEXT_BUDGET)
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 
 

@@ -99,6 +99,16 @@ class Run:
         return self.returncode is None
 
 
+# A compaction reply of a realistic size (a few thousand characters), analysis included.
+COMPACT_SUMMARY = (
+    "<analysis>"
+    + "Reviewing the session. " * 40
+    + "</analysis>\n<summary>"
+    + "1. Primary Request and Intent: rename the helper and fix its tests. " * 40
+    + "</summary>"
+)
+
+
 class Home:
     """A temporary HOME with Claude dir, data root, a project and a real task tied to it."""
 
@@ -158,6 +168,10 @@ class Home:
             data = payloads.user_prompt_submit(base, PROMPT, prompt_id=prompt_id)
         elif event == "PreCompact":
             data = payloads.pre_compact(base, prompt_id=prompt_id, trigger="auto")
+        elif event == "PostCompact":
+            data = payloads.post_compact(
+                base, prompt_id=prompt_id, trigger="auto", compact_summary=COMPACT_SUMMARY
+            )
         elif event == "Stop":
             data = payloads.stop(base, prompt_id=prompt_id, last_assistant_message="Renamed.")
         else:

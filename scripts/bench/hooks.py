@@ -82,6 +82,16 @@ def _pre_compact(home: Home) -> Sample:
     return _single(home, "pre_compact.py", "PreCompact", b"saved a pre-compaction snapshot")
 
 
+def _post_compact(home: Home) -> Sample:
+    """PostCompact prints nothing; it worked when one more record is in the task's folder."""
+    folder = home.context_file.parent / ".compactions"
+    before = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    run = home.run_hook("post_compact.py", home.payload("PostCompact"))
+    after = len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+    ok = run.returncode == 0 and run.stdout == b"" and after == before + 1
+    return Sample(run.seconds, ok, cpu=run.cpu)
+
+
 def cases(home: Home) -> dict[str, tuple[str, Callable[[], Sample]]]:
     """name -> (event, one measurement)."""
 
@@ -109,6 +119,7 @@ def cases(home: Home) -> dict[str, tuple[str, Callable[[], Sample]]]:
         ),
         "both UserPromptSubmit hooks": ("UserPromptSubmit", lambda: _pair(home)),
         "pre_compact": ("PreCompact", lambda: _pre_compact(home)),
+        "post_compact": ("PostCompact", lambda: _post_compact(home)),
         "stop": ("Stop", lambda: _single(home, "stop.py", "Stop", b"systemMessage")),
     }
 

@@ -39,7 +39,7 @@ LONG_PROFILE = FUZZ_EXAMPLES > 150
 
 SESSION_ID = "sess-main"
 TASK = "demo-task"
-EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "Stop")
 _OR_TRUE = re.compile(r"\s*\|\|\s*true\s*$")
 
 
@@ -217,6 +217,7 @@ class Scene:
             "SessionStart": {"source": "startup"},
             "UserPromptSubmit": {"prompt": "keep going"},
             "PreCompact": {"trigger": "manual", "custom_instructions": None},
+            "PostCompact": {"trigger": "manual", "compact_summary": "<summary>s</summary>"},
             "Stop": {"stop_hook_active": False},
         }.get(event, {})
         return {**base, **extra, **fields}

@@ -44,6 +44,7 @@ FIELDS = (
     "agent_id",
     "trigger",
     "custom_instructions",
+    "compact_summary",
     "stop_hook_active",
     "permission_mode",
     "prompt_id",
@@ -195,6 +196,7 @@ def check_example(scene, plugin, event: str, stdin: bytes):
         out = fired.stdout(".py").strip()
         assert out == "" or isinstance(json.loads(out), dict)
     assert fired.stdout("activity_tracker.py") == ""
+    assert fired.stdout("post_compact.py") == ""  # anything would reach the human and model
     return fired
 
 
@@ -207,7 +209,9 @@ SETTINGS = settings(
 )
 
 
-@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"])
+@pytest.mark.parametrize(
+    "event", ["SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "Stop"]
+)
 def test_bad_input_never_hurts(event, scene, strict_plugin):
     spoke = []
     before = heartbeats(scene)
@@ -223,5 +227,7 @@ def test_bad_input_never_hurts(event, scene, strict_plugin):
     # The generator must reach the hooks' real work, not only their input guards.
     if event == "UserPromptSubmit":
         assert wait_for(lambda: heartbeats(scene) > before)
+    elif event == "PostCompact":  # silent by design: its work is the stored summaries
+        assert list((scene.context.parent / ".compactions").glob("*.json"))
     else:
         assert spoke, f"no {event} example got past the input guards"

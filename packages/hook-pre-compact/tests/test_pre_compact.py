@@ -260,3 +260,22 @@ def test_mistyped_fields_are_silent(hook, context_file, fields):
     before = context_file.read_bytes()
     assert hook({"session_id": SID, "trigger": "auto", **fields}).silent()
     assert context_file.read_bytes() == before
+
+
+def test_snapshot_user_lines_are_only_what_the_human_typed(compact, context_file, tmp_path):
+    """Found by a new user: a snapshot listed ``User: /exit``."""
+    turns = [
+        ("user", "fix the parser please"),
+        ("assistant", "Fixed the parser."),
+        ("user", "<task-notification>\n<task-id>t1</task-id><result>done</result>"),
+        ("assistant", "The agent finished."),
+        ("user", "<command-message>exit</command-message>\n<command-name>/exit</command-name>"),
+        ("user", "<local-command-stdout>Goodbye!</local-command-stdout>"),
+        ("user", "/compact"),
+    ]
+    compact("manual", transcript_path=write_transcript(tmp_path / "cmd.jsonl", turns))
+    entry = context_file.read_text().split("Auto-saved before compaction", 1)[1]
+    user_lines = [line for line in entry.splitlines() if line.startswith("  - User:")]
+    assert user_lines == ["  - User: fix the parser please"]
+    assert "  - Claude: The agent finished." in entry
+    assert "/exit" not in entry and "task-notification" not in entry

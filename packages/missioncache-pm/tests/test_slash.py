@@ -49,6 +49,26 @@ def test_load_by_name_binds_and_shows_both_files(world, demo, tmp_path):
     assert "WARNING" not in out
 
 
+def test_load_shows_the_last_compaction_summaries_newest_first_after_the_files(world, demo):
+    from missioncache_db import record_compaction
+
+    for n, trigger in enumerate(["manual", "auto", "manual", "auto"]):
+        raw = f"<analysis>x</analysis><summary>SUMMARY-{n} with ```code```</summary>"
+        record_compaction(demo, raw, trigger, "sess-old", when=1_800_000_000 + n)
+    out = run_slash(world, "load", "demo")
+    tasks_at = out.index("### Tasks file:")
+    heading = out.index("### Last compaction summaries (newest first; 4 compactions on record)")
+    positions = [out.find(f"SUMMARY-{n} ") for n in (3, 2, 1)]
+    assert tasks_at < heading < positions[0] < positions[1] < positions[2]
+    assert "SUMMARY-0" not in out  # only the newest three
+    assert "auto compaction, session sess-old" in out
+    assert "````text\nSUMMARY-3 with ```code```\n````" in out  # a fence its text cannot close
+
+
+def test_load_without_compactions_shows_no_summary_section(world, demo):
+    assert "Last compaction summaries" not in run_slash(world, "load", "demo")
+
+
 def test_load_reports_and_clears_a_pending_precompact_failure(world, demo):
     from missioncache_state.statefile import load_state, save_state
 

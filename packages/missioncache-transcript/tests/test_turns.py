@@ -118,3 +118,41 @@ def test_missing_transcript_and_zero_n(tmp_path, sample_path):
     assert recent_turns(None) == []
     assert recent_turns(sample_path, n=0) == []
     assert isinstance(recent_turns(sample_path)[0], Turn)
+
+
+SLASH_EXIT = "<command-message>exit</command-message>\n<command-name>/exit</command-name>"
+NOTIFICATION = "<task-notification>\n<task-id>t1</task-id><result>sub done.</result>"
+NOT_TYPED = [
+    SLASH_EXIT,
+    "<command-name>/compact</command-name>\n<command-args></command-args>",
+    "/compact keep the parser notes",
+    NOTIFICATION,
+    "<local-command-stdout>Compacted</local-command-stdout>",
+]
+
+
+@pytest.mark.parametrize("synthetic", NOT_TYPED)
+def test_typed_only_leaves_out_commands_and_synthetic_turns(tx, tmp_path, synthetic):
+    tx.exchange("fix the parser", reply="Fixed.")
+    tx.prompt(synthetic).text("Noted.")
+    tx.prompt("/exit")
+    path = tx.write(tmp_path / "t.jsonl")
+    typed = recent_turns(path, n=3, typed_only=True)
+    assert [t.text for t in typed if t.role == "user"] == ["fix the parser"]
+    assert ("assistant", "Fixed.") in _roles_texts(typed)
+    every = [t.text for t in recent_turns(path, n=3) if t.role == "user"]
+    assert "/exit" in every  # still a prompt for exchanges (Stop's edit finding relies on it)
+
+
+def test_typed_only_still_counts_n_typed_prompts(tx, tmp_path):
+    for index in range(3):
+        tx.exchange(f"prompt {index}", reply=f"reply {index}")
+        tx.prompt(SLASH_EXIT)
+    turns = recent_turns(tx.write(tmp_path / "t.jsonl"), n=2, typed_only=True)
+    assert [t.text for t in turns if t.role == "user"] == ["prompt 1", "prompt 2"]
+
+
+def test_bash_input_and_images_are_typed(tx, tmp_path):
+    tx.prompt("<bash-input>ls</bash-input>")
+    turns = recent_turns(tx.write(tmp_path / "t.jsonl"), typed_only=True)
+    assert _roles_texts(turns) == [("user", "! ls")]

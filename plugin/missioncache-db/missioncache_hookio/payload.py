@@ -57,6 +57,7 @@ FIELD_TYPES: dict[str, Any] = {
     "agent_id": str,
     "trigger": str,
     "custom_instructions": str,
+    "compact_summary": str,
     "stop_hook_active": bool,
 }
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from .conversation import is_prompt, message_id, prompt_text, role_of, text_parts
+from .conversation import (
+    is_prompt,
+    is_typed_prompt,
+    message_id,
+    prompt_text,
+    role_of,
+    text_parts,
+)
 from .records import iter_records_reversed
 from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
 
@@ -69,8 +76,13 @@ def read_recent_turns(
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     block_size: int = DEFAULT_BLOCK_SIZE,
+    typed_only: bool = False,
 ) -> RecentTurns:
-    """The last ``n`` prompts and last ``n`` assistant replies, interleaved as they occurred."""
+    """The last ``n`` prompts and last ``n`` assistant replies, interleaved as they occurred.
+
+    ``typed_only`` keeps only what the human typed to Claude (``is_typed_prompt``): slash
+    commands and synthetic turns still separate exchanges but are neither kept nor counted.
+    """
     if limit is not None and limit < 1:
         raise ValueError("limit must be at least 1 (or None for no limit)")
     if n <= 0 or not path:
@@ -83,10 +95,11 @@ def read_recent_turns(
     for position, record in enumerate(scan):
         role = role_of(record)
         if role == "user" and is_prompt(record):
-            text = clip(prompt_text(record), limit)
-            prompts.append((position, Turn("user", text, _timestamp(record))))
-            if len(prompts) >= n and len(replies) >= n:
-                break
+            if not typed_only or is_typed_prompt(record):
+                text = clip(prompt_text(record), limit)
+                prompts.append((position, Turn("user", text, _timestamp(record))))
+                if len(prompts) >= n and len(replies) >= n:
+                    break
             open_replies = {}  # a message never spans a prompt, even if an id repeats
         elif role == "assistant":
             _add_reply_text(replies, open_replies, position, record)
@@ -122,7 +135,10 @@ def recent_turns(
     limit: Optional[int] = 600,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    typed_only: bool = False,
 ) -> List[Turn]:
     """The last ``n`` user prompts and assistant text replies, oldest first, each cut to
-    ``limit`` characters (ellipsis included). Empty when the transcript does not exist."""
-    return list(read_recent_turns(path, n, limit, max_bytes=max_bytes).turns)
+    ``limit`` characters (ellipsis included). Empty when the transcript does not exist.
+    ``typed_only``: only prompts the human typed (see :func:`read_recent_turns`)."""
+    found = read_recent_turns(path, n, limit, max_bytes=max_bytes, typed_only=typed_only)
+    return list(found.turns)

@@ -33,6 +33,8 @@ import subprocess
 from typing import Any, List, Optional, Sequence
 
 FILE_LIMIT = 20_000
+COMPACTIONS_SHOWN = 3  # the newest summaries /missioncache:load shows
+SUMMARY_LIMIT = 8_000  # characters of each summary shown
 _JIRA = re.compile(r"[A-Z][A-Z0-9]+-\d+")
 
 
@@ -60,6 +62,30 @@ def file_block(label: str, path: Any) -> List[str]:
     return [*lines, note, ""] if note else [*lines, ""]
 
 
+def compaction_blocks(task: Any) -> List[str]:
+    """The task's last compaction summaries, newest first, each dated and fenced.
+
+    Claude Code's compaction summary is the model's own account of where a session stood;
+    PostCompact keeps it with the task (docs/compactions.md), and this is where a later
+    session reads it back. Nothing at all when the task never compacted."""
+    from missioncache_db import compaction_count, recent_compactions
+
+    items = [item for item in recent_compactions(task, COMPACTIONS_SHOWN) if item.summary]
+    if not items:
+        return []
+    count = compaction_count(task)
+    out = [f"### Last compaction summaries (newest first; {count} compactions on record)", ""]
+    for item in items:
+        text = item.summary
+        if len(text) > SUMMARY_LIMIT:
+            text = text[:SUMMARY_LIMIT].rstrip() + "\n[… cut: the rest is in the task folder]"
+        longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+        fence = "`" * (longest + 1)
+        when = f"{item.when}, {item.trigger} compaction, session {item.session_id or 'unknown'}"
+        out += [f"#### {when}", "", f"{fence}text", text, fence, ""]
+    return out
+
+
 def _task_for_session(db: Any, sid: Optional[str]) -> Any:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
@@ -84,6 +110,7 @@ def cmd_load(words: List[str]) -> List[str]:
         out += [f"WARNING: {failure}", ""]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
+    out += compaction_blocks(task)
     return out
 
 

@@ -26,6 +26,7 @@ _EXPORTS = {
     "DEFAULT_BLOCK_SIZE": "reverse_reader",
     "DEFAULT_MAX_BYTES": "reverse_reader",
     "is_prompt": "conversation",
+    "is_typed_prompt": "conversation",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -26,6 +26,11 @@ The rules, for Claude Code 2.1.x (data model section 9, contract section 7):
 - Agent ``<task-notification>`` turns are prompts: Claude Code fires UserPromptSubmit and
   a second Stop for them, so each is an exchange of its own.
 
+For a recap of what the human said (PreCompact's snapshot), :func:`is_typed_prompt` is
+narrower: slash commands (``/exit``, ``/compact``, whether wrapped in ``<command-name>`` or
+plain) and synthetic turns (``<task-notification>``, anything in a ``<local-command-…>``
+wrapper) start exchanges but are not something the human said to Claude.
+
 Tags are found with ``str.find``, not ``re``: importing ``re`` costs every hook milliseconds.
 """
 
@@ -112,6 +117,26 @@ def is_prompt(record: Record) -> bool:
         stripped = content.lstrip()
         return bool(stripped) and not stripped.startswith(_OUTPUT_PREFIXES)
     return content is not None
+
+
+_SYNTHETIC_PREFIXES = (
+    "<task-notification>",
+    "<local-command-",
+    "<command-name>",
+    "<command-message>",
+)
+
+
+def is_typed_prompt(record: Record) -> bool:
+    """True for a prompt the human typed as a message to Claude (not a slash command,
+    not a synthetic turn): what a "User:" line of a recap should show."""
+    if not is_prompt(record):
+        return False
+    text = "\n".join(text_parts(record)).lstrip()
+    if text.startswith(_SYNTHETIC_PREFIXES) or "<command-name>" in text:
+        return False
+    second = text[1:2]
+    return not (text[:1] == "/" and (second.isalnum() or second == "_"))
 
 
 def prompt_text(record: Record) -> str:

@@ -1,0 +1,71 @@
+"""One character budget for everything a hook hands Claude at once.
+
+Claude Code moves a hook's text over 10,000 characters (characters, not bytes; per hook)
+to a file and gives the model only a 2,000-character preview it may never follow up on
+(contract 11.5). A hook that assembles its text from several parts (SessionStart: the
+banner, the context digest, the last compaction summary, notes other features add) must
+therefore fit them together, and decide which part gives way first. Each part carries a
+priority: when the whole is too long, the least important part is cut first (at a line
+end, with a visible mark), and dropped when too little of it would be left to be useful.
+Parts keep the order they are given in.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs milliseconds on every hook run
+    from collections.abc import Sequence
+
+HOOK_TEXT_LIMIT = 10_000  # Claude Code's limit; over it the text goes to a file
+SEPARATOR = "\n\n"
+MIN_USEFUL = 300  # a part cut below this many characters is dropped instead
+
+
+class Part(namedtuple("Part", "label text priority")):
+    """A labelled piece of hook text; higher ``priority`` is kept longer when space runs
+    out. The label names the part in its cut mark (and in tests)."""
+
+    __slots__ = ()
+
+
+def cut_mark(label: str) -> str:
+    return f"\n[… {label} cut to fit the hook text limit]"
+
+
+def fit(parts: Sequence[Part], limit: int) -> str:
+    """The parts' texts joined by blank lines, at most ``limit`` characters in all.
+
+    Least important first (ties: the later part first), each part over the budget is cut
+    or dropped until the whole fits; if the most important parts alone are too long, the
+    joined text is cut at ``limit`` as a last resort, so the result never exceeds it.
+    """
+    texts = [part.text for part in parts]
+    order = sorted(range(len(parts)), key=lambda i: (parts[i].priority, -i))
+    for index in order:
+        over = _length(texts) - limit
+        if over <= 0:
+            break
+        texts[index] = _shrink(texts[index], over, parts[index].label)
+    joined = SEPARATOR.join(text for text in texts if text)
+    return joined if len(joined) <= limit else joined[:limit]
+
+
+def _length(texts: list) -> int:
+    present = [text for text in texts if text]
+    return sum(map(len, present)) + len(SEPARATOR) * max(0, len(present) - 1)
+
+
+def _shrink(text: str, over: int, label: str) -> str:
+    """``text`` made ``over`` characters shorter (mark included), or "" when too little
+    would be left. Cut at the last line end when one is near, so no line is half kept."""
+    mark = cut_mark(label)
+    keep = len(text) - over - len(mark)
+    if keep < MIN_USEFUL:
+        return ""
+    head = text[:keep]
+    newline = head.rfind("\n")
+    if newline >= keep // 2:
+        head = head[:newline]
+    return head.rstrip() + mark

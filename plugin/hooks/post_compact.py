@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""PostCompact (after every manual /compact and auto compaction): keep the model's summary
+of the session with the task, so tomorrow's session and ``/missioncache:load`` see it.
+
+Claude Code passes ``compact_summary``, the model's raw reply (``<analysis>`` included);
+``missioncache_db.compactions`` keeps its ``<summary>`` part as one bounded record in the
+task's folder under the data root. It reads tasks.db (to find the task) but never writes
+it, so a busy database costs nothing but a short wait.
+
+Prints NOTHING: on manual /compact plain stdout becomes a dim line the human sees AND
+text the model receives in every later request, JSON is not interpreted, and
+``hookSpecificOutput`` is reported as a failure (contract 11.4). A failure is one
+breadcrumb on stderr, exit 0: the compaction has already happened and must not be
+disturbed. See docs/compactions.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
+# importing pathlib costs milliseconds on every hook run, for nothing we need here.
+_BUNDLED_MISSIONCACHE_DB = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+)
+if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
+    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+
+BUSY_TIMEOUT = 3.0  # seconds; reads only, and the hook's budget is 10
+
+
+def main() -> None:
+    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+
+    payload = read_payload()
+    if payload is None or not well_typed(payload):
+        return
+    summary = text_field(payload, "compact_summary")
+    if summary is None:
+        return  # not a PostCompact payload we understand: nothing to keep
+    ident = identity(payload)
+    from missioncache_db import open_if_set_up
+
+    db = open_if_set_up(BUSY_TIMEOUT)
+    if db is None:
+        return
+    with db:
+        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    if task is None:
+        return
+    from missioncache_db import record_compaction
+
+    try:
+        record_compaction(task, summary, text_field(payload, "trigger"), ident.session_id)
+    except (OSError, ValueError) as error:  # full disk, read-only data root, unsafe path
+        from missioncache_hookio.output import breadcrumb
+
+        breadcrumb(f"compaction summary of {task.name} not saved: {error}")
+
+
+if __name__ == "__main__":
+    try:
+        from missioncache_hookio.output import run_hook
+    except ImportError:
+        sys.exit(0)
+    run_hook(main)
