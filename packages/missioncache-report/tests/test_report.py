@@ -60,12 +60,13 @@ def test_text_week_per_task_and_per_day(report, work):
         "Claude",
         "you",
         "sessions",
+        "compactions",
         "progress",
         "last",
         "activity",
     ]
     # 1h today + 30m three days ago; Claude 56m + 30m, you 4m; 3 work sessions.
-    assert _row(text, "demo-task")[1:8] == ["1h", "30m", "1h", "26m", "4m", "3", "-"]
+    assert _row(text, "demo-task")[1:9] == ["1h", "30m", "1h", "26m", "4m", "3", "0", "-"]
     assert _row(text, "other")[1:5] == ["45m", "45m", "0s", "1"]
     assert lines[4].startswith("demo-task ")  # most time first
     assert _row(text, "total")[1:7] == ["2h", "15m", "2h", "11m", "4m", "4"]
@@ -160,3 +161,13 @@ def test_slash_report_entry(built_plugin, mc_env, work):
     assert done.returncode == 0 and "(week: " in done.stdout
     done = mc_env.run([*cmd, "decade"])
     assert done.returncode == 0 and "MISSIONCACHE ERROR" in done.stdout
+
+
+def test_compactions_in_the_period_are_counted(report, work, task_dir):
+    records = task_dir / ".compactions"
+    records.mkdir()
+    for epoch in (_local(2, 11), _local(1, 9), _local(60, 9)):  # two this week, one long ago
+        (records / f"{int(epoch * 1_000_000):016d}-0a0b0c0d.json").write_text("{}")
+    assert _row(report("--period", "week"), "demo-task")[7] == "2"
+    data = json.loads(report("--period", "all", "--format", "json"))
+    assert [t["compactions"] for t in data["tasks"] if t["name"] == "demo-task"] == [3]

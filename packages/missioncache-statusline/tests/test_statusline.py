@@ -253,3 +253,21 @@ def test_the_cache_lives_in_the_state_dir_only(line, mc_env, mc_task, built_plug
     assert line()
     assert _tree(built_plugin) == before  # nothing written under the plugin root
     assert (mc_env.claude_dir / "hooks" / "state" / "statusline" / f"{SID}.json").is_file()
+
+
+def test_a_compaction_after_the_last_save_is_shown(line, mc_task, task_dir):
+    saved = time.time() - 600
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved))
+    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
+    plain = {"NO_COLOR": "1"}
+    assert line(env=plain).rstrip().endswith(f"saved {stamp[11:]}")
+    records = task_dir / ".compactions"
+    records.mkdir()
+    before = int((saved - 3600) * 1_000_000)  # an older compaction: not "since"
+    (records / f"{before:016d}-0a0b0c0d.json").write_text('{"epoch": 0, "trigger": "auto"}')
+    assert line(env=plain).rstrip().endswith(f"saved {stamp[11:]}")
+    after = int(time.time() * 1_000_000)
+    (records / f"{after:016d}-01020304.json").write_text('{"epoch": 0, "trigger": "auto"}')
+    assert line(env=plain).rstrip().endswith(f"saved {stamp[11:]} · compacted since")
+    narrow = line(columns=60, env=plain).rstrip()
+    assert narrow == f"◆ demo-task [2/4] · today 0s · 0 edits · saved {stamp[11:]} ⟳"
