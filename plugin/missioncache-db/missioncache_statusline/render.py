@@ -50,7 +50,7 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
     if level <= 3:
         today = f"today {duration(facts.get('today'))}"
         claude, you = facts.get("claude"), facts.get("you")
-        if level == 0 and claude is not None and you is not None:
+        if level == 0 and claude is not None and you is not None and facts.get("today"):
             today += f" (Claude {duration(claude)}, you {duration(you)})"
         parts.append([_piece(today, None, color)])
     if level <= 1 and edits is not None:
