@@ -6,7 +6,7 @@ Each part module has ``run(bench) -> dict`` (figures plus ``targets``) and
 
 from __future__ import annotations
 
-from bench import contention, heartbeats, hooks, sessionstart, transcripts
+from bench import accuracy, contention, heartbeats, hooks, sessionstart, transcripts
 
 PARTS = {
     "hooks": hooks,
@@ -14,4 +14,5 @@ PARTS = {
     "transcripts": transcripts,
     "heartbeats": heartbeats,
     "sessionstart": sessionstart,
+    "accuracy": accuracy,
 }
