@@ -24,7 +24,6 @@ import json
 import os
 import subprocess
 import time
-from pathlib import Path
 
 from bench.common import Bench, Home
 from bench.week import DAY, WEEK_START, Event, make_week, truth
