@@ -6,7 +6,7 @@ Each part module has ``run(bench) -> dict`` (figures plus ``targets``) and
 
 from __future__ import annotations
 
-from bench import contention, heartbeats, hooks, sessionstart, statusline, transcripts
+from bench import accuracy, contention, heartbeats, hooks, sessionstart, statusline, transcripts
 
 PARTS = {
     "hooks": hooks,
@@ -15,4 +15,5 @@ PARTS = {
     "heartbeats": heartbeats,
     "sessionstart": sessionstart,
     "statusline": statusline,
+    "accuracy": accuracy,
 }

@@ -159,10 +159,12 @@ def time_split(
         params,
     ).fetchall()
     ends: dict = {}
+    # Driven from the task's heartbeats (indexed by task and time), each joined to its ends
+    # through the (session_id, prompt_id) index: never a scan of every turn end.
     for session_id, prompt_id, epoch, background in conn.execute(
-        "SELECT e.session_id, e.prompt_id, e.epoch, e.background FROM turn_ends e "
-        "WHERE EXISTS (SELECT 1 FROM heartbeats h WHERE h.prompt_id = e.prompt_id "
-        f"AND h.session_id IS e.session_id AND h.{where.replace(' AND ', ' AND h.')})",
+        "SELECT e.session_id, e.prompt_id, e.epoch, e.background FROM heartbeats h "
+        "JOIN turn_ends e ON e.session_id IS h.session_id AND e.prompt_id = h.prompt_id "
+        f"WHERE h.prompt_id IS NOT NULL AND h.{where.replace(' AND ', ' AND h.')}",
         params,
     ):
         key, value = (session_id, prompt_id), (epoch, background)
