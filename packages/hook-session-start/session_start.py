@@ -12,7 +12,7 @@ happens. See docs/hooks.md and docs/compactions.md.
 Everything for Claude is assembled from labelled parts with priorities and fitted into ONE
 budget (``missioncache_hookio.budget.fit``): Claude Code moves a hook's text over 10,000
 characters to a file the model may never read. To add a part, append a ``Part`` in
-``context_parts`` with a priority from the table below.
+``context_parts`` with a priority placed among the ``PRIORITY_*`` constants below.
 """
 
 from __future__ import annotations
@@ -128,8 +128,7 @@ def summary_part(latest) -> str:
     if latest is None or not latest.summary:
         return ""
     return (
-        f"### Last compaction summary ({latest.when}, {latest.trigger} compaction"
-        " of an earlier session)\n\n"
+        f"### Last compaction summary ({latest.when}, {latest.trigger} compaction)\n\n"
         "What the conversation had reached when Claude Code last summarised it; prefer the"
         " context file where the two disagree and it is newer.\n\n"
         f"{latest.summary}"

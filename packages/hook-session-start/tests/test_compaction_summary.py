@@ -38,7 +38,7 @@ def test_new_session_gets_the_newest_summary_labelled(hook, mc_task, source):
     compact(hook, "NEW-SUMMARY parser done, tests next", trigger="auto")
     context = context_of(start(hook, source))
     assert "### Last compaction summary (" in context
-    assert "auto compaction of an earlier session)" in context
+    assert "auto compaction)" in context
     assert "NEW-SUMMARY parser done, tests next" in context
     assert "OLD-SUMMARY" not in context
     assert "musing" not in context
