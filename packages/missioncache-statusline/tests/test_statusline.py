@@ -4,6 +4,7 @@ the status-line JSON on stdin, ``COLUMNS`` in the environment."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import time
@@ -271,3 +272,21 @@ def test_a_compaction_after_the_last_save_is_shown(line, mc_task, task_dir):
     assert line(env=plain).rstrip().endswith(f"saved {stamp[11:]} · compacted since")
     narrow = line(columns=60, env=plain).rstrip()
     assert narrow == f"◆ demo-task [2/4] · today 0s · 0 edits · saved {stamp[11:]} ⟳"
+
+
+def test_old_caches_of_other_sessions_are_pruned(line, mc_env, mc_task):
+    folder = mc_env.claude_dir / "hooks" / "state" / "statusline"
+    folder.mkdir(parents=True)
+    old, recent, record = (
+        folder / "old-session.json",
+        folder / "recent.json",
+        folder / "install.json",
+    )
+    for path in (old, recent, record):
+        path.write_text("{}")
+    month_ago = time.time() - 30 * 86400
+    os.utime(old, (month_ago, month_ago))
+    os.utime(record, (month_ago, month_ago))
+    assert line()
+    assert not old.exists() and recent.exists() and record.exists()
+    assert (folder / f"{SID}.json").exists()

@@ -27,6 +27,7 @@ CACHE_VERSION = 1
 STDIN_MAX = 4 * 1024 * 1024
 DEFAULT_COLUMNS = 120
 MARGIN = 4  # Claude Code indents the row by 2; keep clear of the right edge too
+CACHE_KEEP_DAYS = 14
 
 
 def _stamp(path: Any) -> list | None:
@@ -136,7 +137,33 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
             save_state(CACHE_KIND, fresh, sid)
         except OSError:
             pass  # a read-only Claude dir: the next run just recomputes
+        if not cache:
+            prune_caches(now)
     return line
+
+
+def prune_caches(now: float | None = None, keep_days: int = CACHE_KEEP_DAYS) -> int:
+    """Delete other sessions' caches untouched for ``keep_days``: one file per session
+    would otherwise pile up forever. Run when a session writes its first cache, so the
+    cost (one directory listing) is paid once per session, not per run."""
+    from missioncache_state.statefile import state_path
+
+    folder = os.path.dirname(state_path(CACHE_KIND, "x") or "")
+    limit = (time.time() if now is None else now) - keep_days * 86400
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if name.endswith(".json") and name != "install.json" and os.stat(path).st_mtime < limit:
+                os.unlink(path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 def main(stdin: Any = None, stdout: Any = None, env: Mapping[str, str] | None = None) -> int:
