@@ -68,6 +68,14 @@ def _plain(text: str) -> str:
     return "".join(out)
 
 
+def _age_cache(mc_env, seconds: float = 120) -> None:
+    """Let time pass for the cache: as if its facts were computed ``seconds`` ago."""
+    path = mc_env.claude_dir / "hooks" / "state" / "statusline" / f"{SID}.json"
+    cache = json.loads(path.read_text())
+    cache["computed"] -= seconds
+    path.write_text(json.dumps(cache))
+
+
 def _edit_record(tool="Edit", path="/x/a.py") -> str:
     return json.dumps(
         {
@@ -175,6 +183,8 @@ def test_cache_is_used_and_invalidated_by_each_source(
     assert f"saved {stamp[11:]}" in line(env=plain)
     # Time recorded in tasks.db.
     record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
+    assert "today 0s" in line(env=plain)  # tasks.db alone: taken in within a minute
+    _age_cache(mc_env)
     assert "today 1h 5m" in line(env=plain)
     # New edits in the transcript: counted incrementally.
     with transcript.open("a") as handle:
@@ -211,8 +221,13 @@ def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, task_dir):
     db = mc_env.data_root / "tasks.db"
     data = db.read_bytes()
     db.write_bytes(b"garbage" * 1000)  # a new stamp, and not a database
+    _age_cache(mc_env)  # past the grace for tasks.db changes: a recompute, which fails
     try:
-        assert line(env={"NO_COLOR": "1"}) == first
+        shown, imports = line(
+            env={"NO_COLOR": "1", "PYTHONPROFILEIMPORTTIME": "1"}, with_stderr=True
+        )
+        assert shown == first
+        assert "sqlite3" in imports  # it did try tasks.db, and fell back
     finally:
         db.write_bytes(data)
 

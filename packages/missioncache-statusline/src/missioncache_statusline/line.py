@@ -5,7 +5,8 @@ WHY a cache: Claude Code runs this after every assistant message (and every
 (``<state>/statusline/<session-id>.json``) keeps the computed facts with a signature of
 everything they were computed from: the session binding, tasks.db and its WAL, the
 task's context and tasks files and its compaction records folder (mtime and size), the
-cwd and today's date. A run
+cwd and today's date. A change of tasks.db alone (every prompt's heartbeat) is taken in
+up to a minute later (``DB_GRACE_SECONDS``): it only moves "today", shown to the minute. A run
 whose signature matches opens no database and parses no markdown; it only counts the
 transcript bytes appended since the last run, for the edit count.
 
@@ -28,6 +29,12 @@ STDIN_MAX = 4 * 1024 * 1024
 DEFAULT_COLUMNS = 120
 MARGIN = 4  # Claude Code indents the row by 2; keep clear of the right edge too
 CACHE_KEEP_DAYS = 14
+# tasks.db changes on every prompt (the heartbeat), while the only thing on the line that
+# depends on it for a session already on its task is "today": shown to the minute. So a
+# change of tasks.db alone is taken in at most this long after the last recompute,
+# keeping the first runs after a prompt on the cheap path.
+DB_GRACE_SECONDS = 60.0
+_DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
 
 
 def _stamp(path: Any) -> list | None:
@@ -55,6 +62,23 @@ def signature(session_id: str, cwd: str, facts: dict | None) -> list:
     if facts:
         sig += [_stamp(facts.get(key)) for key in ("context", "tasks", "compactions_dir")]
     return sig
+
+
+def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
+    """The cached facts hold for ``sig``: the same signature, or (for a session on a task)
+    only tasks.db changed, less than ``DB_GRACE_SECONDS`` after they were computed."""
+    old = cache.get("sig")
+    if old == sig:
+        return True
+    if not facts or not isinstance(old, list) or len(old) != len(sig):
+        return False
+    others_same = all(a == b for i, (a, b) in enumerate(zip(old, sig)) if i not in _DB_STAMPS)
+    computed = cache.get("computed")
+    return (
+        others_same
+        and isinstance(computed, (int, float))
+        and 0 <= now - computed < DB_GRACE_SECONDS
+    )
 
 
 def _payload(raw: bytes) -> dict | None:
@@ -112,12 +136,17 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
     cache = load_state(CACHE_KIND, sid) or {}
     facts = cache.get("facts") if isinstance(cache.get("facts"), dict) else None
     sig = signature(sid, cwd, facts)
+    clock = time.time()
+    computed = cache.get("computed")
     try:
-        if cache.get("sig") != sig:
+        if still_valid(cache, sig, facts, clock):
+            sig = cache["sig"]  # keep the old signature: after the grace, recompute
+        else:
             from missioncache_statusline.facts import task_facts
 
             facts = task_facts(cwd, sid)
             sig = signature(sid, cwd, facts)
+            computed = clock
         if facts is None:
             line, edits = "", None
         else:
@@ -126,19 +155,18 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
             edits = count_edits(payload.get("transcript_path"), cache.get("edits"))
             from missioncache_statusline.render import render
 
-            now = time.time() if now is None else now
-            line = render(facts, edits, _width(env), _color(env), now)
+            line = render(facts, edits, _width(env), _color(env), clock if now is None else now)
     except Exception:
         last = cache.get("line")
         return last if isinstance(last, str) else ""
-    fresh = {"sig": sig, "facts": facts, "edits": edits, "line": line}
+    fresh = {"sig": sig, "computed": computed, "facts": facts, "edits": edits, "line": line}
     if fresh != cache:
         try:
             save_state(CACHE_KIND, fresh, sid)
         except OSError:
             pass  # a read-only Claude dir: the next run just recomputes
         if not cache:
-            prune_caches(now)
+            prune_caches(clock)
     return line
 
 
