@@ -25,6 +25,7 @@ from missioncache_harness import payloads
 from missioncache_harness.claude_cli import claude_version, requires_claude
 from missioncache_harness.fake_api import FakeAnthropicAPI
 from missioncache_harness.interactive import Terminal, prepare_home, tmux_available
+from missioncache_harness.statusline_sim import run_status_line
 from missioncache_harness.workspace import McEnv, create_task, python3
 
 DATA = Path(__file__).resolve().parents[3] / "harness" / "tests" / "data"
@@ -50,17 +51,6 @@ def shape(value: object) -> object:
     if isinstance(value, (int, float)):
         return "number"
     return type(value).__name__
-
-
-def _plain(text: str) -> str:
-    out, i = [], 0
-    while i < len(text):
-        if text.startswith("\x1b[", i):
-            i = text.index("m", i) + 1
-            continue
-        out.append(text[i])
-        i += 1
-    return "".join(out)
 
 
 def _read(path: Path) -> bytes:
@@ -128,17 +118,10 @@ def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, built_p
     assert shape(sent[0]) == shape(golden["startup"])
     assert after[-1]["cwd"] == str(work) and after[-1]["version"] == claude_version()
 
-    # The simulator: the same command, the same stdin, the environment the CLI gives it.
-    simulated = subprocess.run(
-        ["/bin/sh", "-c", command],
-        input=json.dumps(after[-1]).encode(),
-        cwd=str(work),
-        env=dict(env.env, COLUMNS="200", LINES="50", CLAUDE_PROJECT_DIR=str(work)),
-        capture_output=True,
-        timeout=60,
-    )
-    assert simulated.returncode == 0
-    line = _plain(simulated.stdout.decode()).strip()
+    # The simulator: the same command, the same stdin, as Claude Code runs a status line.
+    simulated = run_status_line(command, after[-1], cwd=work, env=env.env, columns=200)
+    assert simulated.exit_code == 0
+    [line] = simulated.plain_rows
     assert line.startswith("◆ demo-task [2/4] · today ")
     status_rows = [row.strip() for row in screen.splitlines() if "◆ demo-task" in row]
     assert status_rows == [line], screen

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from missioncache_harness import payloads
+from missioncache_harness.statusline_sim import run_status_line
 from missioncache_harness.workspace import python3
 
 SID = "9a8b7c6d-0000-4000-8000-000000000001"
@@ -44,19 +44,14 @@ def _status_command(settings: Path) -> str:
 
 
 def _show(mc_env, repo, settings: Path) -> str:
-    """Run the installed command as Claude Code does: ``/bin/sh -c``, stdin JSON, COLUMNS."""
+    """What Claude Code would show for the installed command (the status-line simulator:
+    ``/bin/sh -c``, stdin JSON, COLUMNS), one row per line."""
     transcript = payloads.transcript_path(mc_env.claude_dir, repo, SID)
     payload = payloads.statusline(session_id=SID, transcript_path=transcript, cwd=repo)
-    done = subprocess.run(
-        ["/bin/sh", "-c", _status_command(settings)],
-        input=json.dumps(payload).encode(),
-        cwd=str(repo),
-        env={**mc_env.env, "COLUMNS": "200", "NO_COLOR": "1"},
-        capture_output=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.decode()
+    env = {**mc_env.env, "NO_COLOR": "1"}
+    shown = run_status_line(_status_command(settings), payload, cwd=repo, env=env)
+    assert shown.exit_code == 0, shown.stderr
+    return "\n".join(shown.rows)
 
 
 def test_round_trip_without_a_settings_file(cli, settings, mc_env, mc_task, tracked_repo):
