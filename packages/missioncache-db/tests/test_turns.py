@@ -249,3 +249,12 @@ def test_random_arrival_matches_a_single_pass_for_many_events(roots):
                 db.record_turn_end(sid, pid, "stop", ends[sid, pid][1], ends[sid, pid][0])
         db.process_heartbeats(now=t + 10_000)
         assert db.time_split(task.id, now=t + 10_000) == split(starts, ends, IDLE, TAIL, t + 10_000)
+
+
+def test_a_heartbeat_from_the_future_never_pins_last_worked_on_there(db):
+    task = db.create_task("t")
+    db.record_heartbeat(task.id, "s1", None, time.time() + 86400 * 30, "p1")
+    stamp = db.get_task(task.id).last_worked_on
+    assert stamp <= time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time()))
+    db.process_heartbeats()
+    assert db.time_split(task.id).total == 0  # clamped to now: no time that has not happened
