@@ -94,6 +94,15 @@ def test_a_period_counts_only_its_part_of_a_session_across_midnight():
     assert split(starts, ends, IDLE, TAIL, now).total == 1800
 
 
+def test_time_split_behaves_like_a_named_tuple():
+    got = TimeSplit(90, 60, 30)
+    assert tuple(got) == (90, 60, 30) and got[1] == 60 and len(got) == 3
+    assert (got.total, got.claude, got.you) == (90, 60, 30)
+    total, claude, you = got
+    assert got == TimeSplit(total, claude, you) and got != (90, 60, 30)
+    assert repr(got) == "TimeSplit(total=90, claude=60, you=30)"
+
+
 def test_format_split():
     assert format_split(TimeSplit(4320, 3480, 840)) == "1h 12m (Claude 58m, you 14m)"
     assert format_split(TimeSplit(0, 0, 0)) == "0s (Claude 0s, you 0s)"
