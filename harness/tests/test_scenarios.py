@@ -362,3 +362,40 @@ def test_fire_session_start_prints_the_routed_result(
         " (0s invested: Claude 0s, you 0s)" in lines
     )
     assert lines[-1] == ("  transcript: hook_success, hook_system_message, hook_additional_context")
+
+
+# ------------------------------------------------------------------ turns and time
+
+
+def test_turn_endings_reach_the_time_model(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    """Stop with a subagent running, its <task-notification> report, an API error
+    (StopFailure) and an Esc (no hook): each turn is joined by its prompt id, the
+    notification is recorded as a synthetic prompt, the interrupted turn has no end."""
+    s = session(built_plugin, mc_env, tracked_repo)
+    s.start()
+    running = [{"id": "a1", "type": "subagent", "status": "running", "description": "d"}]
+    first = s.prompt("research this in the background", background_tasks=running)
+    report = s.prompt("<task-notification>\n<task-id>a1</task-id>\n</task-notification>")
+    failed = s.prompt("and now this", ending="failure")
+    interrupted = s.prompt("a long one", ending="interrupt")
+    assert [e.event for e in failed.events][-1] == "StopFailure"
+    assert "Stop" not in [e.event for e in interrupted.events]
+    s.end()
+    wait_for_heartbeats(mc_env, 4)
+    shown = bundled(mc_env, built_plugin, "time", "demo-task")  # ingests the spool
+    assert shown.startswith("demo-task: ") and "(Claude " in shown
+    ends = dict(rows(mc_env, "SELECT prompt_id, outcome || ':' || background FROM turn_ends"))
+    assert ends == {
+        first.prompt_id: "stop:1",
+        report.prompt_id: "stop:0",
+        failed.prompt_id: "failure:0",
+    }
+    kinds = dict(rows(mc_env, "SELECT prompt_id, kind FROM heartbeats"))
+    assert kinds == {
+        first.prompt_id: None,
+        report.prompt_id: "synthetic",
+        failed.prompt_id: None,
+        interrupted.prompt_id: None,
+    }

@@ -107,6 +107,15 @@ def test_a_12_second_turn_counts_through_the_real_cli(built_plugin: Path, tmp_pa
         second = run_turn("quick question", fake_api=api, resume=sid, **common).check()
         assert second.result_text == "Quick answer."
     assert_honest(*time_invested(env, built_plugin))
+    # The fact the model rests on, pinned on 2.1.328: each Stop carries the prompt_id of the
+    # UserPromptSubmit that started its turn, so every turn end joins its heartbeat.
+    conn = sqlite3.connect(str(env.data_root / "tasks.db"))
+    try:
+        starts = {r[0] for r in conn.execute("SELECT prompt_id FROM heartbeats")}
+        ends = {r[0] for r in conn.execute("SELECT prompt_id FROM turn_ends")}
+    finally:
+        conn.close()
+    assert len(starts) == 2 and ends == starts
 
 
 @pytest.mark.conformance

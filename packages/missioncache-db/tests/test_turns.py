@@ -94,6 +94,15 @@ def test_a_period_counts_only_its_part_of_a_session_across_midnight():
     assert split(starts, ends, IDLE, TAIL, now).total == 1800
 
 
+def test_time_split_behaves_like_a_named_tuple():
+    got = TimeSplit(90, 60, 30)
+    assert tuple(got) == (90, 60, 30) and got[1] == 60 and len(got) == 3
+    assert (got.total, got.claude, got.you) == (90, 60, 30)
+    total, claude, you = got
+    assert got == TimeSplit(total, claude, you) and got != (90, 60, 30)
+    assert repr(got) == "TimeSplit(total=90, claude=60, you=30)"
+
+
 def test_format_split():
     assert format_split(TimeSplit(4320, 3480, 840)) == "1h 12m (Claude 58m, you 14m)"
     assert format_split(TimeSplit(0, 0, 0)) == "0s (Claude 0s, you 0s)"
@@ -249,3 +258,12 @@ def test_random_arrival_matches_a_single_pass_for_many_events(roots):
                 db.record_turn_end(sid, pid, "stop", ends[sid, pid][1], ends[sid, pid][0])
         db.process_heartbeats(now=t + 10_000)
         assert db.time_split(task.id, now=t + 10_000) == split(starts, ends, IDLE, TAIL, t + 10_000)
+
+
+def test_a_heartbeat_from_the_future_never_pins_last_worked_on_there(db):
+    task = db.create_task("t")
+    db.record_heartbeat(task.id, "s1", None, time.time() + 86400 * 30, "p1")
+    stamp = db.get_task(task.id).last_worked_on
+    assert stamp <= time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time()))
+    db.process_heartbeats()
+    assert db.time_split(task.id).total == 0  # clamped to now: no time that has not happened

@@ -44,6 +44,12 @@ class TimeSplit:
     def __iter__(self):
         return iter((self.total, self.claude, self.you))
 
+    def __getitem__(self, index: int) -> int:
+        return (self.total, self.claude, self.you)[index]
+
+    def __len__(self) -> int:
+        return 3
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TimeSplit) and tuple(self) == tuple(other)
 
