@@ -9,6 +9,9 @@ fail a build. Parts (``--parts``, comma-separated, default all):
 - ``transcripts``: Stop and PreCompact against transcript size (10 KB .. 500 MB)
 - ``heartbeats``: process_heartbeats against 10k/100k/1M heartbeats (time, peak memory)
 - ``sessionstart``: SessionStart against 10/1,000/10,000 tasks and repositories
+- ``statusline``: the status line command as Claude Code runs it, beside the floor
+- ``accuracy``: time invested vs the ground truth of a scripted week replayed through the
+  hooks under libfaketime (new turn model and heartbeat-only model; docs/time.md)
 
 Results go to ``bench-results/bench-<time>.{json,md}`` (and ``latest.*``).
 

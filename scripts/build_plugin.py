@@ -31,7 +31,17 @@ LIBRARIES = {
     "missioncache-transcript": "missioncache_transcript",
     "missioncache-context": "missioncache_context",
     "missioncache-hookio": "missioncache_hookio",
+    "missioncache-statusline": "missioncache_statusline",
+    "missioncache-report": "missioncache_report",
 }
+
+# Scripts that are not hooks: (package, script, path in the plugin). The status line is
+# run from the user's settings.json (through the launcher `statusline install` writes);
+# command.py is the command line for slash commands.
+SCRIPTS = [
+    ("missioncache-statusline", "statusline.py", "statusline/statusline.py"),
+    ("missioncache-statusline", "command.py", "statusline/command.py"),
+]
 
 # The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"
 # missioncache-pm`, so its installable source tree (not just the module) is shipped.
@@ -46,6 +56,7 @@ HOOKS = [
     ("PreCompact", "hook-pre-compact", "pre_compact.py", 30),
     ("PostCompact", "hook-post-compact", "post_compact.py", 10),
     ("Stop", "hook-stop", "stop.py", 10),
+    ("StopFailure", "hook-stop-failure", "stop_failure.py", 5),
 ]
 
 
@@ -103,6 +114,8 @@ def build(out: Path) -> None:
     for _event, package, script, _timeout in HOOKS:
         _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
     _write(out / "hooks" / "hooks.json", _dump(hooks_json()))
+    for package, script, dest in SCRIPTS:
+        _write(out / dest, (PACKAGES / package / script).read_bytes())
     for file in sorted(HAND_WRITTEN.rglob("*")):
         if file.is_file() and "__pycache__" not in file.parts:
             _write(out / file.relative_to(HAND_WRITTEN), file.read_bytes())

@@ -37,6 +37,7 @@ EXPECTED = {
     "PreCompact pre_compact",
     "PostCompact post_compact",
     "Stop stop",
+    "StopFailure stop_failure",
 }
 _LINE = re.compile(r"^import time:\s+\d+ \|\s+\d+ \| ( *)(\S+)$")
 
@@ -88,6 +89,7 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
 
     start = session.start()
     turn = session.prompt("add greet.py", reply=[Text("Adding."), Write("greet.py", "x = 1\n")])
+    failed = session.prompt("try again", ending="failure")  # StopFailure records the end
     compaction = session.compact("manual")
     assert wait_heartbeat_children(mc_env.data_root)
 
@@ -95,6 +97,9 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
     assert any("Active Task Detected" in t for t in start.routed.model_texts)
     assert any("MissionCache task tracker" in t for t in turn.model_texts)
     assert any("Claude edited 1 file(s)" in t for t in turn.human_texts)
+    assert [e.event for e in failed.events][-1] == "StopFailure"
+    spool = mc_env.data_root / "spool"
+    assert any("failure" in p.read_text() for p in spool.glob("*.jsonl")) or _ingested(mc_env)
     assert "saved a pre-compaction snapshot" in (compaction.instructions or "")
     assert "Auto-saved before compaction" in context.read_text()
     assert list((folder / ".compactions").glob("*.json"))  # PostCompact kept the summary
@@ -111,3 +116,52 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
         assert any(m.startswith("missioncache_") for m, _ in imported(runs[name].stderr)), name
     heavy = {name: heavy_imports(runs[name]) for name in sorted(EXPECTED)}
     assert heavy == {name: [] for name in sorted(EXPECTED)}
+
+
+def _ingested(mc_env: McEnv) -> bool:
+    """The failed turn's end already reached tasks.db (a later writer ingested the spool)."""
+    import sqlite3
+
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
+    try:
+        return bool(conn.execute("SELECT 1 FROM turn_ends WHERE outcome = 'failure'").fetchall())
+    finally:
+        conn.close()
+
+
+def test_status_line_imports_nothing_heavy_cold_or_cached(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    """The status line runs after every assistant message: the same rule as the hooks,
+    on its slow path (first run: tasks.db, the task's files, the transcript) and on its
+    cached path."""
+    import json
+    import subprocess
+
+    from missioncache_harness import payloads
+    from missioncache_harness.workspace import python3
+
+    sid = "5e0c1a2b-0000-4000-8000-0000000000aa"
+    transcript = Path(payloads.transcript_path(mc_env.claude_dir, tracked_repo, sid))
+    transcript.parent.mkdir(parents=True)
+    edit = {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Edit"}]}}
+    transcript.write_text(json.dumps(edit) + "\n")
+    stdin = payloads.statusline(session_id=sid, transcript_path=str(transcript), cwd=tracked_repo)
+    runs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [python3(), "-S", str(built_plugin / "statusline" / "statusline.py")],
+            input=json.dumps(stdin).encode(),
+            cwd=str(tracked_repo),
+            env={**mc_env.env, "PYTHONPROFILEIMPORTTIME": "1", "COLUMNS": "200"},
+            capture_output=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and "demo-task" in done.stdout.decode(), done.stderr
+        runs.append(
+            HookRun("statusline", 0, 0.0, False, done.stdout.decode(), done.stderr.decode())
+        )
+    cold, cached = runs
+    assert any(m == "sqlite3" for m, _ in imported(cold.stderr))  # really the slow path
+    assert not any(m == "sqlite3" for m, _ in imported(cached.stderr))  # really the cache
+    assert heavy_imports(cold) == [] and heavy_imports(cached) == []

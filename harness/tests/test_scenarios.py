@@ -11,6 +11,7 @@ The last tests check the harness's own commands (`demo`, `fire SessionStart`) on
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -92,7 +93,8 @@ def test_first_session_in_a_tracked_repository(
     assert str(context_file(mc_env)) in banner and str(tasks_file(mc_env)) in banner
     assert "mcp__plugin_missioncache_pm__update_tasks_file" in banner
     assert start.routed.human_texts == [
-        "⎿  SessionStart:startup says: MissionCache: tracking demo-task (0s invested)"
+        "⎿  SessionStart:startup says: MissionCache: tracking demo-task"
+        " (0s invested: Claude 0s, you 0s)"
     ]
     turn = s.prompt("how is the parser structured?", reply=[Text("It has three stages.")])
     assert turn.model_texts[0] == banner  # the banner rides on the first request
@@ -105,18 +107,16 @@ def test_first_session_in_a_tracked_repository(
     binding_file = mc_env.claude_dir / "hooks" / "state" / "projects" / f"{s.session_id}.json"
     binding = json.loads(binding_file.read_text())
     assert (binding["taskId"], binding["projectName"]) == (mc_task.id, "demo-task")
-    # Processed with an idle timeout of 0, the single heartbeat is a closed work session worth
-    # the assumed-work tail (120 s by default).
-    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
-    with conn:
-        conn.execute(
-            "INSERT OR REPLACE INTO config(key, value) VALUES ('idle_timeout_seconds', '0')"
-        )
-    conn.close()
-    assert bundled(mc_env, built_plugin, "time", "demo-task") == "demo-task: 2m (all)"
+    # The prompt's turn ended at its Stop (recorded in the spool, joined by prompt id): the
+    # quick exchange is worth its own few seconds, all Claude's, not the 2-minute tail the
+    # heartbeat alone would have been credited (docs/time.md).
+    shown = bundled(mc_env, built_plugin, "time", "demo-task")
+    seconds = re.fullmatch(r"demo-task: (\d)s \(Claude (\d)s, you 0s\), all time", shown)
+    assert seconds and seconds[1] == seconds[2], shown
     assert rows(mc_env, "SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+    assert rows(mc_env, "SELECT prompt_id FROM turn_ends") == [(turn.prompt_id,)]
     later = session(built_plugin, mc_env, tracked_repo).start()
-    assert "(2m invested)" in later.routed.human_texts[0]
+    assert f"({seconds[1]}s invested: Claude {seconds[1]}s, you 0s)" in later.routed.human_texts[0]
 
 
 def test_no_task_means_no_output(built_plugin: Path, mc_env: McEnv, tmp_path: Path) -> None:
@@ -361,7 +361,44 @@ def test_fire_session_start_prints_the_routed_result(
     assert lines[2].endswith("-> model, human, transcript")
     assert "  model sees: " + BANNER in lines
     assert (
-        "  human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task (0s invested)"
-        in lines
+        "  human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task"
+        " (0s invested: Claude 0s, you 0s)" in lines
     )
     assert lines[-1] == ("  transcript: hook_success, hook_system_message, hook_additional_context")
+
+
+# ------------------------------------------------------------------ turns and time
+
+
+def test_turn_endings_reach_the_time_model(
+    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+) -> None:
+    """Stop with a subagent running, its <task-notification> report, an API error
+    (StopFailure) and an Esc (no hook): each turn is joined by its prompt id, the
+    notification is recorded as a synthetic prompt, the interrupted turn has no end."""
+    s = session(built_plugin, mc_env, tracked_repo)
+    s.start()
+    running = [{"id": "a1", "type": "subagent", "status": "running", "description": "d"}]
+    first = s.prompt("research this in the background", background_tasks=running)
+    report = s.prompt("<task-notification>\n<task-id>a1</task-id>\n</task-notification>")
+    failed = s.prompt("and now this", ending="failure")
+    interrupted = s.prompt("a long one", ending="interrupt")
+    assert [e.event for e in failed.events][-1] == "StopFailure"
+    assert "Stop" not in [e.event for e in interrupted.events]
+    s.end()
+    wait_for_heartbeats(mc_env, 4)
+    shown = bundled(mc_env, built_plugin, "time", "demo-task")  # ingests the spool
+    assert shown.startswith("demo-task: ") and "(Claude " in shown
+    ends = dict(rows(mc_env, "SELECT prompt_id, outcome || ':' || background FROM turn_ends"))
+    assert ends == {
+        first.prompt_id: "stop:1",
+        report.prompt_id: "stop:0",
+        failed.prompt_id: "failure:0",
+    }
+    kinds = dict(rows(mc_env, "SELECT prompt_id, kind FROM heartbeats"))
+    assert kinds == {
+        first.prompt_id: None,
+        report.prompt_id: "synthetic",
+        failed.prompt_id: None,
+        interrupted.prompt_id: None,
+    }

@@ -11,7 +11,11 @@ Claude Code does not wait for a background child that holds none of its pipes (c
 4.1). The child bounds itself: a ~0.75 s SQLite busy timeout after which the heartbeat
 is spooled (never dropped), and a hard 2-second wall (SIGALRM) for anything else. The
 child gets PYTHONPATH = the bundled library dir (prepended), CLAUDE_SESSION_ID = the
-validated session id (removed when invalid), cwd = the project directory.
+validated session id (removed when invalid), MISSIONCACHE_PROMPT_ID = the validated
+prompt id (the turn this prompt starts; its Stop carries the same id), and
+MISSIONCACHE_PROMPT_KIND = ``synthetic`` for a prompt Claude Code made itself (an agent's
+``<task-notification>``), else ``prompt``; MISSIONCACHE_PROMPT_EPOCH = when the prompt
+was submitted; cwd = the project directory.
 
 Skipped: slash/shell commands, control words, empty prompts, subagent prompts
 (missioncache_hookio.prompts). See docs/hooks.md.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 # Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
 # importing pathlib costs milliseconds on every prompt, for nothing we need here.
@@ -31,9 +36,16 @@ if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in s
     sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
 
 
-def child_env(session_id) -> dict:
-    """Our environment plus where the child finds the library and which session it is."""
+def child_env(session_id, prompt_id=None, synthetic=False) -> dict:
+    """Our environment plus where the child finds the library, which session it is, and
+    which turn the prompt starts (prompt id, human or synthetic; docs/time.md)."""
     env = dict(os.environ)
+    env.pop("MISSIONCACHE_PROMPT_ID", None)  # never let an inherited value stand in
+    if prompt_id:
+        env["MISSIONCACHE_PROMPT_ID"] = prompt_id
+    env["MISSIONCACHE_PROMPT_KIND"] = "synthetic" if synthetic else "prompt"
+    # The turn starts now, not when the detached child gets round to recording it.
+    env["MISSIONCACHE_PROMPT_EPOCH"] = repr(time.time())
     if os.path.isdir(_BUNDLED_MISSIONCACHE_DB):
         existing = env.get("PYTHONPATH")
         parts = [_BUNDLED_MISSIONCACHE_DB] + ([existing] if existing else [])
@@ -47,10 +59,13 @@ def child_env(session_id) -> dict:
 
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, well_typed
-    from missioncache_hookio.prompts import counted_prompt
+    from missioncache_hookio.prompts import counted_prompt, is_synthetic
 
     payload = read_payload()
-    if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
+    if payload is None or not well_typed(payload):
+        return
+    prompt = counted_prompt(payload)
+    if prompt is None:
         return
     from missioncache_state.locations import tasks_db_path
 
@@ -59,11 +74,15 @@ def main() -> None:
     # Anything else at that path (even a directory: a broken setup) starts the child,
     # which keeps the heartbeat in the spool until the database works again.
     ident = identity(payload)
+    from missioncache_state.ids import session_id_or_none
+
+    prompt_id = session_id_or_none(payload.get("prompt_id"))
     from missioncache_hookio.spawn import spawn_detached
 
     # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.
     argv = [sys.executable, "-S", "-m", "missioncache_db", "heartbeat-auto"]
-    spawn_detached(argv, ident.cwd, child_env(ident.session_id))
+    env = child_env(ident.session_id, prompt_id, is_synthetic(prompt))
+    spawn_detached(argv, ident.cwd, env)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ Stop (stderr reaches nobody; ``additionalContext`` or exit 2 would make Claude c
 Edits are found by parsing the transcript's current exchange (a ``tool_use`` block of an
 editing tool, not a mention of one), and that cheap check comes first: most exchanges
 edit nothing and never touch SQLite. Silent when ``stop_hook_active``. See docs/hooks.md.
+
+Before any of that it records the end of the turn for time tracking: one line appended
+to the heartbeat spool (``missioncache_db.turn_end``), no SQLite. See docs/time.md.
 """
 
 from __future__ import annotations
@@ -25,11 +28,40 @@ if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in s
 BUSY_TIMEOUT = 1.0  # seconds; a read, and the budget is 10
 
 
+def running_background_tasks(payload) -> int:
+    """How many of the turn's background tasks (subagents) are still running: Claude's
+    work goes on after this Stop until they report back (docs/time.md)."""
+    tasks = payload.get("background_tasks")
+    if not isinstance(tasks, list):
+        return 0
+    return sum(1 for t in tasks if isinstance(t, dict) and t.get("status") == "running")
+
+
+def record_end(payload) -> None:
+    """Spool the end of this turn first (no SQLite, no task lookup): the time model's
+    turn end, recorded even when the reminder below has nothing to say. Also after a
+    continued turn (``stop_hook_active``): the later end is the real one."""
+    from missioncache_db.turn_end import record_turn_end
+
+    try:
+        record_turn_end(
+            payload.get("session_id"),
+            payload.get("prompt_id"),
+            "stop",
+            running_background_tasks(payload),
+        )
+    except OSError as error:  # a full disk costs this turn's end, never the reminder
+        sys.stderr.write(f"missioncache: turn end not recorded: {error}\n")
+
+
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
     payload = read_payload()
-    if payload is None or not well_typed(payload) or payload.get("stop_hook_active"):
+    if payload is None or not well_typed(payload):
+        return
+    record_end(payload)
+    if payload.get("stop_hook_active"):
         return
     ident = identity(payload)
     if not ident.transcript_path:

@@ -167,7 +167,7 @@ def folder_gone_note(task) -> str:
 
 
 def report(task, db, ident, source) -> None:
-    from missioncache_db import format_duration
+    from missioncache_db import format_duration, format_split
     from missioncache_hookio.budget import Part, fit
     from missioncache_hookio.output import emit_json, hook_json
 
@@ -175,9 +175,12 @@ def report(task, db, ident, source) -> None:
         db.process_heartbeats()  # current totals when the lock allows
     except Exception:
         pass
-    invested = format_duration(db.time_invested(task.id))
-    parts = context_parts(task, invested, ident, source)
-    message = f"MissionCache: tracking {task.name} ({invested} invested)"
+    split = db.time_split(task.id)  # total, Claude's and yours: docs/time.md
+    parts = context_parts(task, format_split(split), ident, source)
+    message = (
+        f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
+        f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
+    )
     gone = folder_gone_note(task)
     if gone:
         message += f"; {gone}"

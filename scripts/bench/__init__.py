@@ -6,7 +6,16 @@ Each part module has ``run(bench) -> dict`` (figures plus ``targets``) and
 
 from __future__ import annotations
 
-from bench import bigfiles, contention, heartbeats, hooks, sessionstart, transcripts
+from bench import (
+    accuracy,
+    bigfiles,
+    contention,
+    heartbeats,
+    hooks,
+    sessionstart,
+    statusline,
+    transcripts,
+)
 
 PARTS = {
     "hooks": hooks,
@@ -15,4 +24,6 @@ PARTS = {
     "heartbeats": heartbeats,
     "sessionstart": sessionstart,
     "bigfiles": bigfiles,
+    "statusline": statusline,
+    "accuracy": accuracy,
 }

@@ -174,6 +174,8 @@ class Home:
             )
         elif event == "Stop":
             data = payloads.stop(base, prompt_id=prompt_id, last_assistant_message="Renamed.")
+        elif event == "StopFailure":
+            data = payloads.stop_failure(base, prompt_id=prompt_id)
         else:
             raise ValueError(event)
         return json.dumps(data).encode()
@@ -221,13 +223,15 @@ class Home:
             return conn.execute("SELECT count(*) FROM heartbeats" + where).fetchone()[0]
 
     def spooled_heartbeats(self) -> int:
-        """Lines waiting in spool files (claimed ones included)."""
+        """Heartbeat lines waiting in spool files (claimed ones included); the turn ends
+        Stop spools beside them (docs/time.md) are not heartbeats."""
         total = 0
         for path in self.spool_dir.glob("*") if self.spool_dir.is_dir() else []:
             try:
-                total += path.read_bytes().count(b"\n")
+                lines = path.read_bytes().splitlines()
             except OSError:
-                pass
+                continue
+            total += sum(1 for line in lines if b'"type":"turn_end"' not in line)
         return total
 
     def kept_heartbeats(self) -> int:

@@ -82,8 +82,12 @@ RESUME_CACHE_FIELDS = frozenset(
 )
 _MASKS = (
     (re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}"), "<WHEN>"),
-    (re.compile(r"\((?:\d+h ?)?(?:\d+m)?(?:\d+s)? invested"), "(<DURATION> invested"),
-    (re.compile(r"(\*\*Time invested:\*\* )\S+(?: \d+m)?"), r"\1<DURATION>"),
+    # The time invested and its split (Claude's, yours: docs/time.md) are clock readings.
+    (
+        re.compile(r"\((?:\d+h ?)?(?:\d+m)?(?:\d+s)? invested(?:: Claude [^,)]+, you [^)]+)?\)"),
+        "(<DURATION> invested)",
+    ),
+    (re.compile(r"(\*\*Time invested:\*\* )[^\n\\]*"), r"\1<DURATION>"),
 )
 
 

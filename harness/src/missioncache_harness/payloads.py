@@ -125,6 +125,24 @@ def stop(
     }
 
 
+def stop_failure(
+    base: dict[str, Any],
+    *,
+    prompt_id: str,
+    error: str = "server_error",
+    last_assistant_message: str = "API Error: 500 fake api_error 500.",
+) -> dict[str, Any]:
+    """StopFailure (contract 11.3.1): instead of Stop when a turn ends on an API error; no
+    ``permission_mode``, ``error`` from the schema's enum, the error text as the message."""
+    return {
+        **base,
+        "prompt_id": prompt_id,
+        "effort": dict(EFFORT),
+        "error": error,
+        "last_assistant_message": last_assistant_message,
+    }
+
+
 def new_agent_id() -> str:
     """Agent ids look like ``a5637faacebf144b0``: ``a`` and 16 hex digits."""
     return "a" + uuid.uuid4().hex[:16]
@@ -229,3 +247,82 @@ def for_event(event: str, base: dict[str, Any], **options: Any) -> dict[str, Any
     if event == "SessionEnd":
         return session_end(base, reason=options.get("reason") or "other", prompt_id=prompt_id)
     return {**base, "prompt_id": prompt_id}
+
+
+def statusline(
+    *,
+    session_id: str,
+    transcript_path: str,
+    cwd: str | Path,
+    prompt_id: str | None = None,
+    version: str = "2.1.328",
+    lines_added: int = 0,
+    session_name: str | None = None,
+) -> dict[str, Any]:
+    """The status-line command's stdin (contract 11.1.1): NOT a hook event, so no
+    ``hook_event_name`` and no ``permission_mode``. 13 keys at startup; ``prompt_id`` and
+    ``prompt_cache`` join after the first prompt (pass ``prompt_id``); ``session_name``
+    only for a named session. ``harness/tests/data/statusline-stdin-2.1.328.json`` is the
+    real CLI's, and the conformance test checks this shape against it."""
+    started = prompt_id is None
+    payload: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": transcript_path,
+        "cwd": str(cwd),
+    }
+    if prompt_id is not None:
+        payload["prompt_id"] = prompt_id
+    if session_name is not None:
+        payload["session_name"] = session_name
+    payload.update(
+        {
+            "effort": dict(EFFORT),
+            "model": {"id": DEFAULT_MODEL, "display_name": "Opus 5.5"},
+            "workspace": {"current_dir": str(cwd), "project_dir": str(cwd), "added_dirs": []},
+            "version": version,
+            "output_style": {"name": "default"},
+            "cost": {
+                "total_cost_usd": 0 if started else 0.0007,
+                "total_duration_ms": 800 if started else 22119,
+                "total_api_duration_ms": 0 if started else 262,
+                "total_lines_added": lines_added,
+                "total_lines_removed": 0,
+            },
+            "context_window": {
+                "total_input_tokens": 0 if started else 10,
+                "total_output_tokens": 0 if started else 5,
+                "context_window_size": 1000000,
+                "current_usage": None
+                if started
+                else {
+                    "input_tokens": 10,
+                    "output_tokens": 5,
+                    "cache_creation_input_tokens": 0,
+                    "cache_read_input_tokens": 0,
+                },
+                "used_percentage": None if started else 0,
+                "remaining_percentage": None if started else 100,
+            },
+            "exceeds_200k_tokens": False,
+        }
+    )
+    if not started:
+        payload["prompt_cache"] = {
+            "warm": False,
+            "caching_observed": False,
+            "ttl": "5m",
+            "expires_at": None,
+            "requests": 3,
+            "misses": 0,
+            "expected_rebuilds": 0,
+            "hit_ratio": 0,
+            "cache_write_tokens": 0,
+            "miss_recache_tokens": 0,
+            "last_miss_at": None,
+            "last_miss_cause": None,
+            "miss_causes": {},
+            "recache_tokens_if_cold": 10,
+        }
+    payload["fast_mode"] = False
+    payload["thinking"] = {"enabled": True}
+    return payload

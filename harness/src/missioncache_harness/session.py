@@ -173,11 +173,16 @@ class Session:
         reply: Iterable[Block] | None = None,
         *,
         stop_replies: Iterable[Iterable[Block]] = (),
+        ending: str = "stop",
+        background_tasks: list[dict] | None = None,
     ) -> Turn:
         """One user prompt and Claude's scripted reply; Stop follows unless something ended it.
 
         ``text`` may be a list of content blocks (as stream-json or an image prompt sends): the
         transcript keeps the list, UserPromptSubmit gets the text joined with newlines.
+        ``ending``: ``stop`` (Stop, with ``background_tasks`` still running), ``failure``
+        (an API error: StopFailure instead of Stop) or ``interrupt`` (Esc or Ctrl-C: no hook
+        fires for the turn), as measured on 2.1.328 (contract 11.2, 11.3).
         """
         prompt_id = payloads.new_id()
         self._prompt_id = prompt_id
@@ -213,7 +218,11 @@ class Session:
         self._deliver(turn, self._pending_context + ups.routed.model_texts)
         self._pending_context = []
         self._play(turn, reply)
-        self._stop_loop(turn, iter(stop_replies))
+        if ending == "failure":
+            failure = payloads.stop_failure(self.base("StopFailure"), prompt_id=turn.prompt_id)
+            self._record(self._turn_event(turn, "StopFailure", failure))
+        elif ending == "stop":
+            self._stop_loop(turn, iter(stop_replies), background_tasks)
         # Measured on 2.1.328: a turn ended by the Stop block cap has an empty ``-p`` result.
         turn.result = "" if turn.stop_cap_reached else turn.last_assistant_message
         self.writer.add(tx.last_prompt(flat, self.writer.last_uuid))
@@ -348,7 +357,12 @@ class Session:
         )
         self._conversation.append(f"Tool {outcome.name}: {outcome.content}")
 
-    def _stop_loop(self, turn: Turn, replies: Iterator[Iterable[Block]]) -> None:
+    def _stop_loop(
+        self,
+        turn: Turn,
+        replies: Iterator[Iterable[Block]],
+        background_tasks: list[dict] | None = None,
+    ) -> None:
         """Stop, again and again while a hook blocks, up to Claude Code's cap."""
         cap = stop_block_cap(self.env)
         blocks = 0
@@ -359,6 +373,7 @@ class Session:
                 last_assistant_message=turn.last_assistant_message,
                 stop_hook_active=blocks > 0,
                 permission_mode=self.permission_mode,
+                background_tasks=background_tasks,
             )
             result = self._turn_event(turn, "Stop", payload)
             self._record(result)

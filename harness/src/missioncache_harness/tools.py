@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ class Tool:
     name: str
     input: dict[str, Any] = field(default_factory=dict)
     result: str = ""
+    seconds: float = 0.0  # how long the tool runs: the simulator really waits (time tests)
 
 
 Block = Text | Write | Edit | Tool
@@ -91,6 +93,8 @@ def perform(block: Block, project_dir: Path) -> ToolOutcome:
         return _write(Path(inputs["file_path"]), block.content, inputs)
     if isinstance(block, Edit):
         return _edit(Path(inputs["file_path"]), block, inputs)
+    if block.seconds > 0:  # a long command (Bash sleep 12): turn length is what time measures
+        time.sleep(block.seconds)
     return ToolOutcome(tool_name(block), inputs, block.result, result=block.result)
 
 

@@ -115,7 +115,15 @@ def test_hostile_terminal_ids_stay_inside(variable, scene, strict_plugin):
     conn = sqlite3.connect(scene.env.claude_dir / "hooks-state.db")
     rows = conn.execute("SELECT term_session_id FROM term_sessions").fetchall()
     conn.close()
-    assert sorted(r[0] for r in rows) == sorted(os.listdir(term_dir))
+    # Rows are keyed by the raw id (a bound SQL parameter, never a path); each maps to
+    # exactly one file, named by the sanitised id.
+    names = sorted(
+        {
+            "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "-" for c in r[0][:128])
+            for r in rows
+        }
+    )
+    assert names == sorted(os.listdir(term_dir))
 
 
 HOSTILE_TASK_NAMES = [

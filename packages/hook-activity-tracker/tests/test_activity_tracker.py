@@ -141,3 +141,34 @@ def test_nothing_is_created_before_the_user_has_a_task(prompt, mc_env, tracked_r
     assert done.silent()
     time.sleep(1.0)
     assert list(mc_env.data_root.iterdir()) == []
+
+
+# -- the turn a prompt starts (docs/time.md) ---------------------------------------------
+
+
+def test_heartbeat_carries_the_prompt_id_and_the_prompt_time(hook, query, mc_task):
+    before = time.time()
+    hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "fix the bug",
+          "prompt_id": "p-42"})  # fmt: skip
+    rows = wait_for(lambda: query("SELECT prompt_id, kind, epoch FROM heartbeats"))
+    ((prompt_id, kind, epoch),) = rows
+    assert (prompt_id, kind) == ("p-42", None)  # NULL kind: a human prompt
+    assert before <= epoch <= time.time()
+
+
+def test_task_notification_is_a_synthetic_prompt(hook, query, mc_task):
+    """An agent's report fires UserPromptSubmit in the main session (contract 1): it is
+    recorded as Claude's turn, not as the human coming back."""
+    text = "<task-notification>\n<task-id>a1</task-id>\n<result>ok</result>\n</task-notification>"
+    hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": text,
+          "prompt_id": "p-43"})  # fmt: skip
+    rows = wait_for(lambda: query("SELECT prompt_id, kind FROM heartbeats"))
+    assert rows == [("p-43", "synthetic")]
+
+
+@pytest.mark.parametrize("prompt_id", ["../x", "p" * 300, 12])
+def test_hostile_prompt_ids_are_not_used(hook, query, mc_task, prompt_id):
+    hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "real work",
+          "prompt_id": prompt_id}, env={"MISSIONCACHE_PROMPT_ID": "inherited"})  # fmt: skip
+    rows = wait_for(lambda: query("SELECT prompt_id FROM heartbeats"))
+    assert rows == [(None,)]

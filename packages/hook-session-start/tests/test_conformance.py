@@ -44,7 +44,7 @@ def test_banner_reaches_the_model_and_a_heartbeat_is_recorded(
         assert "demo-task" in banners[0].text and sid in banners[0].text
         assert not api.find_texts("MissionCache: tracking")  # the human's line, never the model's
         shown = [a.get("content") for a in run.attachments("hook_system_message")]
-        assert "MissionCache: tracking demo-task (0s invested)" in shown
+        assert "MissionCache: tracking demo-task (0s invested: Claude 0s, you 0s)" in shown
 
         deadline = time.monotonic() + 20
         while sid not in heartbeat_sessions(mc_env.data_root / "tasks.db"):

@@ -16,6 +16,9 @@ MISTYPED = mistyped({"session_id": ["s1"]}, {"source": 1})
 HOSTILE_IDS = HOSTILE_SESSION_IDS
 
 
+ZERO_MESSAGE = "MissionCache: tracking demo-task (0s invested: Claude 0s, you 0s)"
+
+
 def start(hook, source="startup", sid=SID, **options):
     """Fire SessionStart; ``options`` (cwd, env, timeout) go to the process runner."""
     payload = {"session_id": sid, "hook_event_name": "SessionStart", "source": source}
@@ -42,14 +45,14 @@ def installed_rule(mc_env):
 
 def test_banner_for_the_repositorys_task(hook, mc_env, mc_task, task_dir):
     done = start(hook)
-    assert done.json["systemMessage"] == "MissionCache: tracking demo-task (0s invested)"
+    assert done.json["systemMessage"] == ZERO_MESSAGE
     context = context_of(done)
     for needle in (
         "Active Task Detected",
         "demo-task",
         f"(id {mc_task.id})",
         "**Status:** active",
-        "**Time invested:** 0s",
+        "**Time invested:** 0s (Claude 0s, you 0s)",
         f"**Session:** {SID}",
         str(task_dir / "demo-task-context.md"),
         str(task_dir / "demo-task-tasks.md"),
@@ -76,7 +79,7 @@ def test_banner_still_shown_when_the_binding_cannot_be_written(hook, mc_env, mc_
     (state / "projects").write_text("not a directory")
     done = start(hook)
     assert "Active Task Detected" in context_of(done)
-    assert done.json["systemMessage"] == "MissionCache: tracking demo-task (0s invested)"
+    assert done.json["systemMessage"] == ZERO_MESSAGE
     assert done.stderr.startswith("missioncache: session binding not saved:")
     assert done.stderr.count("\n") == 1
 
@@ -84,7 +87,9 @@ def test_banner_still_shown_when_the_binding_cannot_be_written(hook, mc_env, mc_
 def test_banner_shows_jira_key_and_time_invested(hook, mc_cli, tracked_repo, query, execute):
     mc_cli("create-task", "jira-task", "--repo", str(tracked_repo), "--jira", "PROJ-42")
     ((task_id,),) = query("SELECT id FROM tasks WHERE name = 'jira-task'")
-    # Two heartbeats 5 minutes apart, long ago: one closed work session, 5m + the 2m tail.
+    # Two heartbeats 5 minutes apart, long ago, without turn ends (history from before turns
+    # were recorded): 5m + the 2m tail, as before; each unended turn is Claude's for the 2m
+    # tail, the rest of the gap is yours.
     for minute in (0, 5):
         execute(
             "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, processed)"
@@ -98,8 +103,10 @@ def test_banner_shows_jira_key_and_time_invested(hook, mc_cli, tracked_repo, que
         )
     done = start(hook)
     assert "**JIRA:** PROJ-42" in context_of(done)
-    assert "**Time invested:** 7m" in context_of(done)
-    assert done.json["systemMessage"] == "MissionCache: tracking jira-task (7m invested)"
+    assert "**Time invested:** 7m (Claude 4m, you 3m)" in context_of(done)
+    assert done.json["systemMessage"] == (
+        "MissionCache: tracking jira-task (7m invested: Claude 4m, you 3m)"
+    )
     assert query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
 
 
@@ -201,7 +208,7 @@ def test_terminal_session_mapping_file_and_row(hook, mc_env, mc_task):
     conn = sqlite3.connect(str(mc_env.claude_dir / "hooks-state.db"))
     rows = conn.execute("SELECT term_session_id, session_id FROM term_sessions").fetchall()
     conn.close()
-    assert rows == [("w0t1p0-ABC-123", SID)]
+    assert rows == [("w0t1p0:ABC-123", SID)]  # the raw id, as a status line sees it
 
 
 LEGACY_RULE = b"<!-- missioncache-plugin:managed -- installed by the MissionCache plugin -->\n# x\n"

@@ -139,3 +139,61 @@ def test_bad_stdin_is_silent(hook, mc_task, raw):
 def test_mistyped_fields_are_silent(hook, mc_task, tmp_path, fields):
     path = transcript(tmp_path, edits)
     assert hook({"session_id": SID, "transcript_path": str(path), **fields}).silent()
+
+
+# -- the turn's end, for time tracking (docs/time.md) ------------------------------------
+
+
+def spooled(mc_env):
+    """Every record in the heartbeat spool, in no particular order."""
+    folder = mc_env.data_root / "spool"
+    records = []
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        records += [json.loads(line) for line in path.read_text().splitlines()]
+    return records
+
+
+def test_stop_spools_the_end_of_its_turn(stop, mc_env, mc_task, tmp_path, mc_cli):
+    done = stop(transcript(tmp_path, MENTIONS_ONLY), prompt_id="p-1")
+    assert done.silent()
+    (record,) = spooled(mc_env)
+    assert (record["type"], record["session_id"], record["prompt_id"]) == ("turn_end", SID, "p-1")
+    assert (record["outcome"], record["background"]) == ("stop", 0)
+    # ingested by the next writer, and kept until a heartbeat with the same prompt id joins it
+    mc_cli("process-heartbeats")
+    assert spooled(mc_env) == []
+
+
+def test_a_continued_turn_records_its_later_end_too(stop, mc_env, mc_task, tmp_path):
+    stop(transcript(tmp_path, MENTIONS_ONLY), prompt_id="p-1")
+    assert stop(transcript(tmp_path, EDITS), prompt_id="p-1", active=True).silent()
+    assert [r["prompt_id"] for r in spooled(mc_env)] == ["p-1", "p-1"]
+
+
+def test_running_background_tasks_are_counted(hook, mc_env, mc_task, tmp_path):
+    running = {"id": "a1", "type": "subagent", "status": "running", "description": "d"}
+    finished = dict(running, id="a2", status="completed")
+    payload = {
+        "session_id": SID,
+        "hook_event_name": "Stop",
+        "prompt_id": "p-2",
+        "transcript_path": str(transcript(tmp_path, MENTIONS_ONLY)),
+        "background_tasks": [running, finished, "junk"],
+    }
+    assert hook(payload).silent()
+    assert [r["background"] for r in spooled(mc_env)] == [1]
+
+
+@pytest.mark.parametrize("prompt_id", [None, "../x", "a/b", "p" * 300, 7])
+def test_no_valid_prompt_id_spools_nothing(hook, mc_env, mc_task, tmp_path, prompt_id):
+    payload = {"session_id": SID, "hook_event_name": "Stop", "prompt_id": prompt_id}
+    payload["transcript_path"] = str(transcript(tmp_path, MENTIONS_ONLY))
+    assert hook(payload).silent()
+    assert spooled(mc_env) == []
+
+
+def test_not_set_up_spools_nothing(stop, mc_env, tmp_path):
+    """No tasks.db: MissionCache is not in use here, and Stop creates nothing."""
+    assert stop(transcript(tmp_path, EDITS), prompt_id="p-1").silent()
+    assert not (mc_env.data_root / "spool").exists()
+    assert not (mc_env.data_root / "tasks.db").exists()

@@ -63,7 +63,7 @@ def test_list_when_empty(cli):
         (("create-task", "x", "--parent", "nope"), "no top-level task named 'nope'"),
         (("create-task", "x", "--repo", "/definitely/not/here"), "not a directory"),
         (("time", "nope"), "no task named 'nope'"),
-        (("time", "x", "--period", "month"), "invalid choice"),
+        (("time", "x", "--period", "year"), "invalid choice"),
         (("bind", "s1", "nope"), "no task named 'nope'"),
         (("status", "nope", "paused"), "no task named 'nope'"),
         (("status", "x", "done"), "invalid choice"),
@@ -86,7 +86,7 @@ def test_ambiguous_name_asks_for_parent(cli):
     for args in (("a",), ("b",), ("same", "--parent", "a"), ("same", "--parent", "b")):
         ok(cli("create-task", *args))
     assert "several tasks" in user_error(cli("time", "same"))
-    assert ok(cli("time", "b/same")).strip() == "same: 0s (all)"
+    assert ok(cli("time", "b/same")).strip() == "same: 0s (Claude 0s, you 0s), all time"
 
 
 def test_heartbeat_auto_time_and_process(cli, workdir):
@@ -183,7 +183,7 @@ def test_main_in_process(roots, capsys, workdir):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "already exists" in err
     assert main(["time", "inproc", "--period", "today"]) == 0
-    assert capsys.readouterr().out.strip() == "inproc: 0s (today)"
+    assert capsys.readouterr().out.strip() == "inproc: 0s (Claude 0s, you 0s), today"
 
 
 def test_module_entry_point_matches_console_script():

@@ -91,7 +91,8 @@ def test_one_session_adds_gaps_and_stays_open(db):
     assert db.process_heartbeats(now=T0 + 500) == 4
     # open: last heartbeat is 1 s old, no tail yet
     assert sessions_of(db, task.id) == [(T0, T0 + 499, 499, 4, 0)]
-    assert db.time_invested(task.id) == 499
+    # time is computed from the turns: the last, unended one counts up to now (1 s)
+    assert db.time_split(task.id, now=T0 + 500).total == 500
 
 
 def test_idle_gap_splits_sessions_and_only_idle_ones_get_the_tail(db):
@@ -115,10 +116,11 @@ def test_tail_is_credited_once_when_the_session_goes_idle(db):
     task = db.create_task("a")
     beat(db, task, 0, 30)
     assert db.process_heartbeats(now=T0 + 60) == 2
-    assert db.time_invested(task.id) == 30
+    assert db.time_split(task.id, now=T0 + 60).total == 60  # the tail grows with now
     assert db.process_heartbeats(now=T0 + 30 + IDLE + 1) == 0
-    assert db.time_invested(task.id) == 30 + TAIL
+    assert db.time_split(task.id, now=T0 + 30 + IDLE + 1).total == 30 + TAIL
     assert db.process_heartbeats(now=T0 + 10_000) == 0
+    assert db.time_split(task.id, now=T0 + 10_000).total == 30 + TAIL
     assert db.time_invested(task.id) == 30 + TAIL
 
 
@@ -180,7 +182,7 @@ def single_pass(offsets, now):
         start = t if start is None else start
         last = t
     if last is not None:
-        total += last - start + (TAIL if now - last > IDLE else 0)
+        total += last - start + min(TAIL, now - last)
     return total
 
 
@@ -206,7 +208,7 @@ def test_runs_at_any_moment_give_the_single_pass_totals(roots, seed):
             if rnd.random() < 0.3 or index == len(arrival) - 1:
                 done += db.process_heartbeats(now=T0 + now)
         assert done == len(offsets)
-        assert db.time_invested(task.id) == single_pass(offsets, now)
+        assert db.time_split(task.id, now=T0 + now).total == single_pass(offsets, now)
         counts = db.conn.execute("SELECT SUM(heartbeat_count) FROM sessions").fetchone()[0]
         assert counts == len(offsets)
 
@@ -230,26 +232,28 @@ def test_heartbeat_with_unreadable_foreign_timestamp_is_retired(db):
 
 def test_time_invested_periods(db):
     task = db.create_task("a")
-    now = time.time()
+    now = time.mktime((2026, 3, 11, 15, 30, 0, 0, 0, -1))
     today = period_start("today", now)
     week = period_start("week", now)
-    assert week < today <= now
-    for when in (today - 8 * 86400, week + 3600, today + 1):  # old, this week, today
-        if when < now:
-            db.record_heartbeat(task.id, "s", timestamp=when)
-    db.process_heartbeats(now=now + 10_000)
-    n_today = 1 if today + 1 < now else 0
-    assert db.time_invested(task.id, "today") == TAIL * n_today
-    assert db.time_invested(task.id, "week") == TAIL * (1 + n_today)
-    assert db.time_invested(task.id, "all") == TAIL * (2 + n_today)
+    month = period_start("month", now)
+    assert month < week < today <= now
+    # old, this month, this week, today
+    for when in (today - 40 * 86400, today - 20 * 86400, week + 3600, today + 1):
+        db.record_heartbeat(task.id, "s", timestamp=when)
+    db.process_heartbeats(now=now)
+    assert db.time_split(task.id, "today", now=now).total == TAIL
+    assert db.time_split(task.id, "week", now=now).total == TAIL * 2
+    assert db.time_split(task.id, "month", now=now).total == TAIL * 3
+    assert db.time_split(task.id, "all", now=now).total == TAIL * 4
     with pytest.raises(ValueError, match="invalid period"):
-        db.time_invested(task.id, "month")
+        db.time_invested(task.id, "year")
 
 
 def test_period_boundaries_are_local_midnights():
     now = time.mktime((2026, 3, 11, 15, 30, 0, 0, 0, -1))
     assert time.localtime(period_start("today", now))[:6] == (2026, 3, 11, 0, 0, 0)
     assert time.localtime(period_start("week", now))[:6] == (2026, 3, 5, 0, 0, 0)
+    assert time.localtime(period_start("month", now))[:6] == (2026, 2, 10, 0, 0, 0)
     assert period_start("all", now) is None
 
 

@@ -184,3 +184,42 @@ def test_connect_creates_parent_directory(tmp_path):
     conn = connect(tmp_path / "deep" / "er" / "x.db", 1.0)
     conn.close()
     assert (tmp_path / "deep" / "er" / "x.db").is_file()
+
+
+def test_version_two_database_is_migrated_to_turns_losing_nothing(roots):
+    """A version-2 database (heartbeats and sessions, no turns) gains prompt ids, kinds and
+    turn ends in place; every heartbeat and session stays, and old heartbeats keep their
+    meaning (no turn end: gaps within the idle timeout plus the assumed-work tail)."""
+    data, _ = roots
+    data.mkdir(parents=True)
+    conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
+    from missioncache_db.schema import MIGRATIONS
+
+    conn.execute("BEGIN")
+    MIGRATIONS[0](conn)
+    MIGRATIONS[1](conn)
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute("COMMIT")
+    conn.execute("INSERT INTO tasks(name, full_path) VALUES ('old', 'active/old')")
+    base = 1_700_000_000
+    for n, offset in enumerate((0, 200, 5000)):
+        text = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(base + offset))
+        conn.execute(
+            "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, processed)"
+            " VALUES (?, 1, ?, ?, 's', 1)",
+            (f"ab{n}", text, base + offset),
+        )
+    conn.execute(
+        "INSERT INTO sessions(task_id, session_id, start_time, end_time, duration_seconds,"
+        " heartbeat_count, start_epoch, end_epoch, closed) VALUES (1, 's', 'a', 'b', 320, 2,"
+        f" {base}, {base + 200}, 1)"
+    )
+    conn.close()
+    with TaskDB() as db:
+        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        rows = db.conn.execute("SELECT uid, prompt_id, kind FROM heartbeats ORDER BY id")
+        assert rows.fetchall() == [("ab0", None, None), ("ab1", None, None), ("ab2", None, None)]
+        assert db.conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
+        assert db.conn.execute("SELECT COUNT(*) FROM turn_ends").fetchone()[0] == 0
+        # 0..200 plus the tail, and 5000 alone plus the tail: as the old sessions said.
+        assert db.time_split(1, now=base + 10_000).total == 200 + 120 + 120

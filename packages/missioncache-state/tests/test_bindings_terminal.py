@@ -57,7 +57,25 @@ def test_terminal_session_written_to_file_and_db(roots):
     assert path.read_text() == "sess-1\n"
     conn = sqlite3.connect(claude / "hooks-state.db")
     rows = conn.execute("SELECT term_session_id, session_id FROM term_sessions").fetchall()
-    assert rows == [("w0t0p0-AB-CD", "sess-1")]
+    # The row is keyed by the raw id: what a status line finds in its own environment.
+    assert rows == [("w0t0p0:AB-CD", "sess-1")]
+
+
+def test_terminal_session_found_by_the_raw_id_a_status_line_sees(roots):
+    _, claude = roots
+    raw = "w0t0p0:6E2F1A-77"
+    terminal.record_terminal_session({"TERM_SESSION_ID": raw}, "sess-2")
+    assert terminal.lookup_terminal_session({"TERM_SESSION_ID": raw}) == "sess-2"
+    assert terminal.lookup_terminal_session({"TERM_SESSION_ID": "w0t0p0:other"}) is None
+    # Rows written before the fix (sanitised key) and the file alone still answer.
+    conn = sqlite3.connect(claude / "hooks-state.db")
+    with conn:
+        conn.execute("UPDATE term_sessions SET term_session_id = 'w0t0p0-6E2F1A-77'")
+    conn.close()
+    assert terminal.lookup_terminal_session({"TERM_SESSION_ID": raw}) == "sess-2"
+    (claude / "hooks-state.db").unlink()
+    assert terminal.lookup_terminal_session({"TERM_SESSION_ID": raw}) == "sess-2"
+    assert terminal.lookup_terminal_session({}) is None
 
 
 @pytest.mark.parametrize(

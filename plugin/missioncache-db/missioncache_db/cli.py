@@ -15,12 +15,18 @@ from typing import Callable, Sequence
 
 from missioncache_db import heartbeat_auto
 from missioncache_db.db import TaskDB
-from missioncache_db.durations import format_duration
+from missioncache_db.durations import format_split
 from missioncache_db.model import STATUSES, Task
 from missioncache_db.sessions import PERIODS
 
 PROG = "missioncache-db"
 CLI_BUSY_TIMEOUT = 10.0
+PERIOD_LABELS = {
+    "all": "all time",
+    "today": "today",
+    "week": "last 7 days",
+    "month": "last 30 days",
+}
 
 
 class UserError(Exception):
@@ -68,8 +74,8 @@ def cmd_time(args: argparse.Namespace) -> int:
             db.process_heartbeats()  # report current totals when the lock allows
         except sqlite3.OperationalError:
             pass
-        seconds = db.time_invested(task.id, args.period)
-    print(f"{task.name}: {format_duration(seconds)} ({args.period})")
+        split = db.time_split(task.id, args.period)
+    print(f"{task.name}: {format_split(split)}, {PERIOD_LABELS[args.period]}")
     return 0
 
 
@@ -186,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--parent", help="make it a subtask of this task")
     listing = add("list", cmd_list, "list tasks")
     listing.add_argument("--status", choices=STATUSES)
-    spent = add("time", cmd_time, "time invested in a task")
+    spent = add("time", cmd_time, "time invested in a task: total (Claude, you)")
     spent.add_argument("name")
     spent.add_argument("--period", choices=PERIODS, default="all")
     bind = add("bind", cmd_bind, "bind a Claude session to a task")
@@ -206,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
+    from missioncache_db import cli_report, cli_statusline
+
+    cli_report.register(add)
+    cli_statusline.register(add)
     return parser
 
 

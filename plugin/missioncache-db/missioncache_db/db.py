@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
     from typing import Any
 
     from missioncache_db.timefmt import When
+    from missioncache_db.turns import TimeSplit
 
 DEFAULT_BUSY_TIMEOUT = 2.0
 
@@ -119,22 +120,56 @@ class TaskDB:
 
     # -- heartbeats and time -------------------------------------------------------------
     def record_heartbeat(
-        self, task_id: int, session_id: Any, context: Any = None, timestamp: When = None
+        self,
+        task_id: int,
+        session_id: Any,
+        context: Any = None,
+        timestamp: When = None,
+        prompt_id: Any = None,
+        kind: str = "prompt",
     ) -> str:
-        """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now).
-        Returns ``"db"``, or ``"spool"`` when the lock was busy past the busy timeout."""
-        record = heartbeats.new_record(task_id, session_id, context, timestamp)
+        """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now):
+        the start of the turn ``prompt_id``, a human prompt or (``kind="synthetic"``) one
+        Claude Code made itself. Returns ``"db"``, or ``"spool"`` when the lock was busy
+        past the busy timeout."""
+        record = heartbeats.new_record(task_id, session_id, context, timestamp, prompt_id, kind)
         return heartbeats.record(self.conn, self.spool_folder, record)
 
     def record_heartbeat_auto(
-        self, cwd: str | os.PathLike, session_id: Any, timestamp: When = None
+        self,
+        cwd: str | os.PathLike,
+        session_id: Any,
+        timestamp: When = None,
+        prompt_id: Any = None,
+        kind: str = "prompt",
     ) -> bool:
         """Resolve the task for ``cwd``/``session_id`` and record a heartbeat on it;
         returns whether one was kept (in the database or the spool)."""
         task = self.find_task_for_cwd(cwd, session_id)
         if task is None:
             return False
-        self.record_heartbeat(task.id, session_id, {"cwd": os.fspath(cwd)}, timestamp)
+        context = {"cwd": os.fspath(cwd)}
+        self.record_heartbeat(task.id, session_id, context, timestamp, prompt_id, kind)
+        return True
+
+    def record_turn_end(
+        self,
+        session_id: Any,
+        prompt_id: Any,
+        outcome: str = "stop",
+        background: int = 0,
+        timestamp: float | None = None,
+    ) -> bool:
+        """Record the end of the turn ``prompt_id`` (``outcome`` ``stop`` or ``failure``;
+        ``background``: how many background tasks were still running) through this
+        database's spool, as the Stop hook does; False for an invalid prompt id."""
+        from missioncache_db import spool
+        from missioncache_db.turn_end import new_turn_end
+
+        record = new_turn_end(session_id, prompt_id, outcome, background, timestamp)
+        if record is None:
+            return False
+        spool.append(self.spool_folder, record)
         return True
 
     def process_heartbeats(self, now: float | None = None) -> int:
@@ -145,10 +180,18 @@ class TaskDB:
         return sessions.process_heartbeats(self.conn, self.spool_folder, now)
 
     def time_invested(self, task_id: int, period: str = "all") -> int:
-        """Seconds worked on the task: ``all``, ``today`` or ``week`` (last 7 days)."""
+        """Seconds worked on the task: ``all``, ``today``, ``week`` (last 7 days) or
+        ``month`` (last 30 days). The total of ``time_split``."""
         from missioncache_db import sessions
 
         return sessions.time_invested(self.conn, task_id, period)
+
+    def time_split(self, task_id: int, period: str = "all", now: float | None = None) -> TimeSplit:
+        """Seconds worked on the task within ``period``: ``total`` (the union), ``claude``
+        (inside turns) and ``you`` (the human's gaps within the idle timeout)."""
+        from missioncache_db import sessions
+
+        return sessions.time_split(self.conn, task_id, period, now)
 
 
 def open_if_set_up(busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> TaskDB | None:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
+import time
 
 from missioncache_db import spool
 from missioncache_db.schema import is_busy, write_transaction
 from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text, to_epoch
+from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES, TURN_END
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps
 
@@ -31,13 +33,26 @@ _UID_CHARS = frozenset("0123456789abcdefABCDEF")
 
 _INSERT = (
     "INSERT OR IGNORE INTO heartbeats"
-    "(uid, task_id, timestamp, epoch, session_id, context, processed) "
-    "SELECT ?, ?, ?, ?, ?, ?, 0 WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?)"
+    "(uid, task_id, timestamp, epoch, session_id, context, prompt_id, kind, processed) "
+    "SELECT ?, ?, ?, ?, ?, ?, ?, ?, 0 WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?)"
 )
+_INSERT_END = (
+    "INSERT OR IGNORE INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+KINDS = ("prompt", "synthetic")
 
 
-def new_record(task_id: int, session_id: Any, context: Any = None, when: When = None) -> dict:
-    """A heartbeat as it is stored or spooled. An invalid session id is kept as None."""
+def new_record(
+    task_id: int,
+    session_id: Any,
+    context: Any = None,
+    when: When = None,
+    prompt_id: Any = None,
+    kind: str = "prompt",
+) -> dict:
+    """A heartbeat as it is stored or spooled. An invalid session or prompt id is kept
+    as None; ``kind`` is ``prompt`` (the human's) or ``synthetic`` (Claude Code's own)."""
     epoch = to_epoch(when)
     return {
         "uid": os.urandom(16).hex(),
@@ -46,11 +61,20 @@ def new_record(task_id: int, session_id: Any, context: Any = None, when: When = 
         "timestamp": local_text(epoch),
         "session_id": session_id_or_none(session_id),
         "context": context,
+        "prompt_id": session_id_or_none(prompt_id),
+        "kind": kind if kind in KINDS else "prompt",
     }
 
 
 def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
-    """Insert (ignoring known uids and vanished tasks); returns rows inserted."""
+    """Insert (ignoring known uids and vanished tasks); returns rows inserted. Turn-end
+    records go to their own table, unattached to a task: the heartbeat of the same
+    session and prompt names the task, whichever of the two arrives first."""
+    ends = [r for r in records if r.get("type") == TURN_END]
+    if ends:
+        records = [r for r in records if r.get("type") != TURN_END]
+        fields = ("uid", "session_id", "prompt_id", "epoch", "outcome", "background")
+        conn.executemany(_INSERT_END, [tuple(r[f] for f in fields) for r in ends])
     if not records:
         return 0
     rows = [
@@ -61,17 +85,26 @@ def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
             r["epoch"],
             r["session_id"],
             None if r["context"] is None else dumps(r["context"], sort_keys=True),
+            r.get("prompt_id"),
+            None if r.get("kind", "prompt") == "prompt" else r["kind"],
             r["task_id"],
         )
         for r in records
     ]
     inserted = conn.executemany(_INSERT, rows).rowcount
     latest: dict[int, str] = {}
+    now = time.time()
     for r in records:
-        latest[r["task_id"]] = max(latest.get(r["task_id"], ""), r["timestamp"])
+        # A clock that ran ahead must not pin last_worked_on in the future.
+        text = r["timestamp"] if r["epoch"] <= now else local_text(now)
+        latest[r["task_id"]] = max(latest.get(r["task_id"], ""), text)
     for task_id, text in latest.items():
         stamp_worked_on(conn, task_id, text)
     return inserted
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _spooled_cwd(raw: dict) -> str | None:
@@ -80,19 +113,38 @@ def _spooled_cwd(raw: dict) -> str | None:
     return cwd if isinstance(cwd, str) and cwd.startswith("/") and "\0" not in cwd else None
 
 
+def _valid_turn_end(raw: dict) -> dict | None:
+    prompt_id, background = session_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
+    if prompt_id is None or not _is_int(background) or raw.get("outcome") not in OUTCOMES:
+        return None
+    return {
+        "type": TURN_END,
+        "uid": raw["uid"],
+        "session_id": session_id_or_none(raw.get("session_id")),
+        "prompt_id": prompt_id,
+        "epoch": float(raw["epoch"]),
+        "outcome": raw["outcome"],
+        "background": max(0, min(background, MAX_BACKGROUND)),
+    }
+
+
 def valid_record(raw: dict) -> dict | None:
-    """A spooled line checked field by field; None for anything not written by us. A
-    heartbeat spooled while tasks.db was broken may carry no task id, only its cwd: it is
-    resolved at ingest (``_resolve_unbound``)."""
+    """A spooled line checked field by field; None for anything not written by us.
+    A heartbeat, or a turn end (``type`` ``turn_end``). A heartbeat spooled while tasks.db
+    was broken may carry no task id, only its cwd: it is resolved at ingest
+    (``_resolve_unbound``)."""
     uid, task_id, epoch = raw.get("uid"), raw.get("task_id"), raw.get("epoch")
     if not (isinstance(uid, str) and 0 < len(uid) <= 64 and set(uid) <= _UID_CHARS):
         return None
-    if task_id is None and _spooled_cwd(raw) is None:
-        return None
-    if isinstance(task_id, bool) or not isinstance(task_id, (int, type(None))):
-        return None
     if isinstance(epoch, bool) or not isinstance(epoch, (int, float)) or not math.isfinite(epoch):
         return None
+    if raw.get("type") == TURN_END:
+        return _valid_turn_end(raw)
+    if raw.get("type") is not None:
+        return None
+    if not (_is_int(task_id) or (task_id is None and _spooled_cwd(raw) is not None)):
+        return None
+    kind = raw.get("kind", "prompt")
     text = raw.get("timestamp")
     if not (isinstance(text, str) and len(text) == 19):
         text = local_text(epoch)
@@ -103,6 +155,8 @@ def valid_record(raw: dict) -> dict | None:
         "timestamp": text,
         "session_id": session_id_or_none(raw.get("session_id")),
         "context": raw.get("context"),
+        "prompt_id": session_id_or_none(raw.get("prompt_id")),
+        "kind": kind if kind in KINDS else "prompt",
     }
 
 
@@ -120,7 +174,7 @@ def ingest_spool(
     for path in files:
         batch: list[dict] = []
         for record in spool.read_records(path, valid_record):  # bad lines: quarantined
-            if record["task_id"] is None:  # spooled while tasks.db was broken
+            if record.get("type") != TURN_END and record["task_id"] is None:  # tasks.db broken
                 record = _resolve_unbound(conn, record, resolved)
             if record is not None:
                 batch.append(record)

@@ -123,7 +123,39 @@ def _migrate_v2(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = [_migrate_v1, _migrate_v2]
+# Version 3 records turns (docs/time.md): which prompt a heartbeat started
+# (``prompt_id``) and whether Claude Code made that prompt itself (``kind`` 'synthetic';
+# NULL for a human prompt), and the end of each turn. Nothing existing is rewritten:
+# heartbeats from before keep NULL prompt ids, which is what "no recorded end" means.
+_V3_COLUMNS = (
+    ("heartbeats", "prompt_id", "TEXT"),
+    ("heartbeats", "kind", "TEXT"),
+)
+
+_V3 = """
+CREATE TABLE IF NOT EXISTS turn_ends (
+    id INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,
+    session_id TEXT,
+    prompt_id TEXT NOT NULL,
+    epoch REAL NOT NULL,
+    outcome TEXT NOT NULL DEFAULT 'stop',
+    background INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS turn_ends_prompt ON turn_ends(session_id, prompt_id);
+CREATE INDEX IF NOT EXISTS heartbeats_prompt ON heartbeats(session_id, prompt_id);
+"""
+
+
+def _migrate_v3(conn: sqlite3.Connection) -> None:
+    for table, column, decl in _V3_COLUMNS:
+        if column not in _columns(conn, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+    for statement in _split(_V3):
+        conn.execute(statement)
+
+
+MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = [_migrate_v1, _migrate_v2, _migrate_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

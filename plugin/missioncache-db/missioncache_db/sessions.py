@@ -12,6 +12,11 @@ deleted and rebuilt from the heartbeats (old and new) from their start on; every
 earlier stays. An open session is thus extended by later runs (its row id is kept),
 and a heartbeat is counted in exactly one session. All of it happens under
 ``BEGIN IMMEDIATE``, so two runs at once are serialised and the second finds nothing new.
+
+Time invested is no longer the sum of these sessions: ``time_split`` computes it from
+the turns (a heartbeat and the turn end with the same prompt id, see ``turns`` and
+docs/time.md), which credits a long autonomous turn its whole length. The sessions table
+is kept as the heartbeat-only view (the accuracy benchmark compares the two).
 """
 
 from __future__ import annotations
@@ -19,13 +24,18 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from missioncache_db import spool
+from missioncache_db import spool, turns
 from missioncache_db.heartbeats import ingest_spool
 from missioncache_db.schema import DEFAULT_CONFIG, write_transaction
 from missioncache_db.timefmt import local_midnight_epoch
+from missioncache_db.turns import TimeSplit
 from missioncache_state.json_codec import loads
 
-PERIODS = ("all", "today", "week")
+PERIODS = ("all", "today", "week", "month")
+_PERIOD_DAYS = {"today": 0, "week": 6, "month": 29}
+# How long before a period's start a turn may begin and still reach into it: a turn is
+# never expected to run for more than two days.
+_PERIOD_MARGIN = 2 * 86400
 _FLUSH = 500
 
 _INSERT_SESSION = (
@@ -117,22 +127,52 @@ def _session_row(session_id: int | None, task_id: int, s: list, tail: int, close
 
 def period_start(period: str, now: float | None = None) -> float | None:
     """Epoch where ``period`` begins: None for all, local midnight for today, local
-    midnight six days ago for week (today and the six days before it)."""
+    midnight six days ago for week (today and the six days before it), twenty-nine days
+    ago for month (today and the 29 days before it)."""
     if period == "all":
         return None
-    if period == "today":
-        return local_midnight_epoch(0, now)
-    if period == "week":
-        return local_midnight_epoch(6, now)
-    raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
+    days = _PERIOD_DAYS.get(period)
+    if days is None:
+        raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
+    return local_midnight_epoch(days, now)
+
+
+def time_split(
+    conn: sqlite3.Connection, task_id: int, period: str = "all", now: float | None = None
+) -> TimeSplit:
+    """The task's time within ``period``: total (the union), Claude's (inside turns) and
+    yours (gaps within the idle timeout), computed from the recorded events (``turns``).
+
+    Reads what has been ingested; call ``process_heartbeats`` first for the spool too.
+    A period clips intervals at its start: a session across midnight counts its part
+    after midnight in ``today``.
+    """
+    now = time.time() if now is None else now
+    since = period_start(period, now)
+    idle, tail = read_config(conn)
+    where, params = "task_id = ? AND epoch IS NOT NULL", [task_id]
+    if since is not None:  # earlier turns can reach into the period, up to a margin
+        where += " AND epoch >= ?"
+        params.append(since - _PERIOD_MARGIN - idle - tail)
+    starts = conn.execute(
+        f"SELECT epoch, session_id, prompt_id, kind = 'synthetic' FROM heartbeats WHERE {where}",
+        params,
+    ).fetchall()
+    ends: dict = {}
+    # Driven from the task's heartbeats (indexed by task and time), each joined to its ends
+    # through the (session_id, prompt_id) index: never a scan of every turn end.
+    for session_id, prompt_id, epoch, background in conn.execute(
+        "SELECT e.session_id, e.prompt_id, e.epoch, e.background FROM heartbeats h "
+        "JOIN turn_ends e ON e.session_id IS h.session_id AND e.prompt_id = h.prompt_id "
+        f"WHERE h.prompt_id IS NOT NULL AND h.{where.replace(' AND ', ' AND h.')}",
+        params,
+    ):
+        key, value = (session_id, prompt_id), (epoch, background)
+        if key not in ends or value > ends[key]:
+            ends[key] = value  # the last end: Stop fires again when a Stop hook continued
+    return turns.split(starts, ends, idle, float(tail), now, since)
 
 
 def time_invested(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:
-    """Seconds of work sessions of the task that started within ``period``."""
-    since = period_start(period)
-    sql = "SELECT COALESCE(SUM(duration_seconds), 0) FROM sessions WHERE task_id = ?"
-    params: tuple = (task_id,)
-    if since is not None:
-        sql += " AND start_epoch >= ?"
-        params += (since,)
-    return int(conn.execute(sql, params).fetchone()[0])
+    """Seconds worked on the task within ``period``: the total of ``time_split``."""
+    return time_split(conn, task_id, period).total

@@ -48,6 +48,20 @@ def terminal_file_name(value: Any) -> str | None:
     return name
 
 
+TERMINAL_KEY_MAX = 256
+
+
+def terminal_db_key(value: Any) -> str | None:
+    """The key of a terminal id in ``hooks-state.db``: the RAW id (iTerm2's ``w0t1p0:UUID``
+    with its colon), so a status line that reads ``TERM_SESSION_ID`` from its own
+    environment finds the row without knowing our file-name rule. Capped at 256
+    characters; empty or NUL-bearing values are ignored. Only ever a bound SQL parameter,
+    never a path."""
+    if not isinstance(value, str) or not value or "\x00" in value:
+        return None
+    return value[:TERMINAL_KEY_MAX]
+
+
 def terminal_id_from_env(env: Any) -> str | None:
     """The raw terminal id: ``TERM_SESSION_ID`` (iTerm2) or ``WT_SESSION`` (Windows Terminal)."""
     for key in ("TERM_SESSION_ID", "WT_SESSION"):

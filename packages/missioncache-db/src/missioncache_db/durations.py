@@ -12,3 +12,11 @@ def format_duration(seconds: float) -> str:
     if not hours:
         return f"{minutes}m"
     return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+
+
+def format_split(split) -> str:
+    """``1h 12m (Claude 58m, you 14m)``: the total first, then who the time was spent by."""
+    total, claude, you = split
+    return (
+        f"{format_duration(total)} (Claude {format_duration(claude)}, you {format_duration(you)})"
+    )

@@ -22,6 +22,19 @@ def session_id_from_env() -> str | None:
     return os.environ.get("CLAUDE_SESSION_ID") or os.environ.get("CLAUDE_CODE_SESSION_ID")
 
 
+def prompt_epoch_from_env(now: float | None = None) -> float | None:
+    """When the prompt was submitted (``MISSIONCACHE_PROMPT_EPOCH``, set by the hook), if
+    it is a number within the last minute; else None (record the time of recording)."""
+    import time
+
+    now = time.time() if now is None else now
+    try:
+        epoch = float(os.environ.get("MISSIONCACHE_PROMPT_EPOCH", ""))
+    except ValueError:
+        return None
+    return epoch if now - 60 <= epoch <= now else None
+
+
 def arm_hard_wall(seconds: int) -> None:
     """End this process after ``seconds`` whatever it is doing.
 
@@ -45,6 +58,14 @@ def arm_hard_wall(seconds: int) -> None:
     timer.start()
 
 
+def turn_from_env() -> tuple:
+    """(prompt id, kind) of the turn this heartbeat starts, as the UserPromptSubmit hook
+    passed them."""
+    return os.environ.get("MISSIONCACHE_PROMPT_ID"), (
+        os.environ.get("MISSIONCACHE_PROMPT_KIND") or "prompt"
+    )
+
+
 def spool_unresolved(cwd: str, session_id: str | None) -> None:
     """Keep the heartbeat in the spool while tasks.db is broken: the task comes from the
     session's binding when there is one, else it is resolved from the cwd when the spool
@@ -55,12 +76,17 @@ def spool_unresolved(cwd: str, session_id: str | None) -> None:
 
     binding = read_session_binding(session_id) if session_id else None
     task_id = binding.get("taskId") if binding else None
-    record = heartbeats.new_record(task_id, session_id, {"cwd": cwd})
+    prompt_id, kind = turn_from_env()
+    record = heartbeats.new_record(
+        task_id, session_id, {"cwd": cwd}, prompt_epoch_from_env(), prompt_id, kind
+    )
     spool.append(heartbeat_spool_dir(), record)
 
 
 def main() -> int:
-    """Record one heartbeat for the cwd and the session in the environment."""
+    """Record one heartbeat for the cwd and the session in the environment: the start of
+    the turn ``MISSIONCACHE_PROMPT_ID``, of kind ``MISSIONCACHE_PROMPT_KIND`` (``prompt``
+    or ``synthetic``), both set by the UserPromptSubmit hook."""
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
     cwd, session_id = os.getcwd(), session_id_from_env()
     try:
@@ -74,7 +100,8 @@ def main() -> int:
                 spool_unresolved(cwd, session_id)
             return 0
         with db:
-            db.record_heartbeat_auto(cwd, session_id)
+            prompt_id, kind = turn_from_env()
+            db.record_heartbeat_auto(cwd, session_id, prompt_epoch_from_env(), prompt_id, kind)
     except Exception as error:  # the hook must never fail the prompt
         try:
             from missioncache_db.health import is_broken

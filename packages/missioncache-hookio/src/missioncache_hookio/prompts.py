@@ -13,6 +13,9 @@ if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
     from typing import Any
 
 CONTROL_WORDS = ("exit", "clear", "help", "y", "yes", "n", "no")
+# Prompts Claude Code submits itself: an agent's report coming back to the main session
+# fires UserPromptSubmit with this text (contract 1). They continue Claude's work.
+SYNTHETIC_PREFIXES = ("<task-notification>",)
 # Characters equal to an ASCII letter ignoring case, as re.IGNORECASE has always matched
 # them here: both cases, plus the non-ASCII letters whose simple case folding is the letter
 # (dotless i, dotted capital I, long s; the Kelvin sign folds to a "k" no word has).
@@ -76,3 +79,9 @@ def counted_prompt(payload: dict[str, Any]) -> str | None:
     if prompt is None or should_skip(prompt):
         return None
     return prompt
+
+
+def is_synthetic(prompt: str) -> bool:
+    """True for a prompt Claude Code made itself (an agent finishing), not the human's:
+    its turn is Claude's time, and it is no sign the human is there (docs/time.md)."""
+    return prompt.lstrip().startswith(SYNTHETIC_PREFIXES)

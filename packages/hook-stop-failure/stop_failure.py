@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""StopFailure: a turn ended on an API error. Records the turn's end; prints nothing.
+
+Claude Code fires StopFailure instead of Stop when a turn fails after its retries
+(contract 11.3.1), with the same ``prompt_id`` as the turn's UserPromptSubmit, so the
+turn is closed exactly as a Stop closes it: one line appended to the heartbeat spool
+(``missioncache_db.turn_end``), no SQLite, no task lookup. Its output is ignored by
+Claude Code, so there is nothing to say. Kept tiny on purpose: in ``-p`` mode Claude
+Code sends SIGTERM about 20 ms after starting this hook (contract 11.3.2), so there it
+is best effort; a turn whose end is lost is bounded like an interrupted one
+(docs/time.md). See docs/hooks.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib.
+_BUNDLED_MISSIONCACHE_DB = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+)
+if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
+    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+
+
+def main() -> None:
+    from missioncache_hookio.payload import read_payload, well_typed
+
+    payload = read_payload()
+    if payload is None or not well_typed(payload):
+        return
+    from missioncache_db.turn_end import record_turn_end
+
+    record_turn_end(payload.get("session_id"), payload.get("prompt_id"), "failure")
+
+
+if __name__ == "__main__":
+    try:
+        from missioncache_hookio.output import run_hook
+    except ImportError:
+        sys.exit(0)
+    run_hook(main)

@@ -1,0 +1,8 @@
+"""Hook tests use the shared fixtures in missioncache_harness.hook_fixtures (``hook``, ...)."""
+
+import pytest
+
+
+@pytest.fixture
+def hook_script() -> str:
+    return "stop_failure.py"

@@ -1,0 +1,156 @@
+"""Time invested as a pure function of recorded events: turns, and the human gaps between.
+
+A *turn* starts at a counted prompt (a heartbeat) and ends at the Stop or StopFailure
+recorded with the same session and prompt id. Claude's time is the union of the turns of
+a task; the human's time is every gap between one stretch of turns and the next prompt
+that is within the idle timeout. The rules (docs/time.md states them for users):
+
+- A turn with a recorded end runs to that end (the latest, when Stop fired again after a
+  Stop hook continued the turn). It is never shorter than zero.
+- A turn whose end never arrives (Esc, a killed process, a heartbeat from before turn
+  ends were recorded) ends at the session's next prompt or after the assumed-work tail,
+  whichever is earlier; the next prompt still counts the gap when it came within the
+  idle timeout of the turn's *start*, which is exactly what heartbeat-only history meant.
+- A turn that ended with background work running (a subagent: Stop lists it in
+  ``background_tasks``) continues until the session's next prompt when that prompt is
+  the work's report (a synthetic ``<task-notification>`` prompt), or for at most the
+  idle timeout before a human prompt, or for the assumed-work tail when nothing follows.
+- Every epoch is clamped to ``now`` first: a clock that ran ahead never makes time that
+  has not happened yet, nor keeps a turn open.
+
+Nothing here depends on the order events arrived in or on when processing ran: the
+result is a function of the set of events. No imports: this runs in SessionStart.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+    from collections.abc import Iterable
+
+_INF = float("inf")
+
+
+class TimeSplit:
+    """Whole seconds: ``total`` (the union), ``claude`` (inside turns) and ``you`` (human
+    gaps within the idle timeout); ``total == claude + you``. A plain class with
+    ``__slots__``: ``typing.NamedTuple`` costs imports on the hook path."""
+
+    __slots__ = ("claude", "total", "you")
+
+    def __init__(self, total: int, claude: int, you: int):
+        self.total, self.claude, self.you = total, claude, you
+
+    def __iter__(self):
+        return iter((self.total, self.claude, self.you))
+
+    def __getitem__(self, index: int) -> int:
+        return (self.total, self.claude, self.you)[index]
+
+    def __len__(self) -> int:
+        return 3
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeSplit) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"TimeSplit(total={self.total}, claude={self.claude}, you={self.you})"
+
+
+def turn_intervals(
+    starts: Iterable[tuple],
+    ends: dict,
+    idle: float,
+    tail: float,
+    now: float,
+) -> list[tuple[float, float, float]]:
+    """Each turn as ``(start, end, reach)``: ``reach`` is the latest moment a next prompt
+    may come for the gap before it to count as the human's.
+
+    ``starts``: ``(epoch, session_id, prompt_id, synthetic)`` per counted prompt.
+    ``ends``: ``{(session_id, prompt_id): (epoch, background)}``, the latest end of each.
+    """
+    first: dict = {}  # (session, prompt) -> (epoch, synthetic): a prompt counts once
+    by_session: dict = {}
+    for epoch, session_id, prompt_id, synthetic in starts:
+        item = (min(epoch, now), bool(synthetic))
+        if prompt_id is None:  # heartbeats from before prompt ids were recorded
+            by_session.setdefault(session_id, []).append((item[0], None, item[1]))
+        elif (session_id, prompt_id) not in first or item < first[session_id, prompt_id]:
+            first[session_id, prompt_id] = item
+    for (session_id, prompt_id), (epoch, synthetic) in first.items():
+        by_session.setdefault(session_id, []).append((epoch, prompt_id, synthetic))
+    turns = []
+    for session_id, items in by_session.items():
+        items.sort(key=lambda item: (item[0], item[1] or "", item[2]))
+        for index, (start, prompt_id, _synthetic) in enumerate(items):
+            following = items[index + 1] if index + 1 < len(items) else None
+            next_start = following[0] if following else _INF
+            next_synthetic = following[2] if following else False
+            end = ends.get((session_id, prompt_id)) if prompt_id is not None else None
+            turns.append(_turn(start, end, next_start, next_synthetic, idle, tail, now))
+    return turns
+
+
+def _turn(
+    start: float,
+    end: tuple | None,
+    next_start: float,
+    next_synthetic: bool,
+    idle: float,
+    tail: float,
+    now: float,
+) -> tuple[float, float, float]:
+    if end is None:  # never ended: bounded, and gaps measured from the start (old meaning)
+        stop = min(next_start, start + tail, now)
+        return start, stop, max(stop, start + idle)
+    stop = max(start, min(end[0], now))
+    if end[1]:  # background work still running when the turn ended
+        if next_start == _INF:
+            stop = min(now, stop + tail)
+        elif next_synthetic:
+            stop = max(stop, min(next_start, now))
+        else:
+            stop = max(stop, min(next_start, stop + idle, now))
+    return start, stop, stop + idle
+
+
+def merge(turns: list[tuple[float, float, float]]) -> tuple[list, list]:
+    """Claude's intervals (the union of the turns) and the human's (the counted gaps)."""
+    claude: list[list[float]] = []
+    you: list[tuple[float, float]] = []
+    reach = -_INF
+    for start, end, turn_reach in sorted(turns):
+        if claude and start <= claude[-1][1]:
+            claude[-1][1] = max(claude[-1][1], end)
+        else:
+            if claude and start <= reach:
+                you.append((claude[-1][1], start))
+            claude.append([start, end])
+        reach = max(reach, turn_reach)
+    return [tuple(block) for block in claude], you
+
+
+def clipped(intervals: list, since: float | None, now: float) -> float:
+    """Seconds of ``intervals`` inside ``[since, now]``."""
+    low = -_INF if since is None else since
+    return sum(max(0.0, min(b, now) - max(a, low)) for a, b in intervals)
+
+
+def split(
+    starts: Iterable[tuple],
+    ends: dict,
+    idle: float,
+    tail: float,
+    now: float,
+    since: float | None = None,
+) -> TimeSplit:
+    """The TimeSplit of one task's events, counting only the part inside ``[since, now]``."""
+    claude, you = merge(turn_intervals(starts, ends, idle, tail, now))
+    claude_seconds = clipped(claude, since, now)
+    total = round(claude_seconds + clipped(you, since, now))
+    claude_whole = min(total, round(claude_seconds))
+    return TimeSplit(total, claude_whole, total - claude_whole)

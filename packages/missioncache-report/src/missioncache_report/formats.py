@@ -1,0 +1,147 @@
+"""A Report as text, CSV, JSON or HTML."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict
+
+from missioncache_db.durations import format_duration
+from missioncache_report.data import Report
+
+FORMATS = ("text", "csv", "json", "html")
+
+
+def render(report: Report, fmt: str) -> str:
+    if fmt == "text":
+        return text(report)
+    if fmt == "csv":
+        return csv_text(report)
+    if fmt == "json":
+        return json_text(report)
+    if fmt == "html":
+        from missioncache_report.html import html
+
+        return html(report)
+    raise ValueError(f"invalid format {fmt!r}: use one of {', '.join(FORMATS)}")
+
+
+def covered(report: Report) -> str:
+    start = report.start or "the beginning"
+    return f"{report.period}: {start} to {report.end}"
+
+
+def _opt(seconds: object) -> str:
+    return "-" if seconds is None else format_duration(seconds)
+
+
+def _columns(report: Report) -> list:
+    """(header, cell) pairs; the split and compaction columns only when this version of
+    tasks.db records them (a column of dashes tells the reader nothing)."""
+    columns = [("task", lambda t: t.name), ("total", lambda t: format_duration(t.seconds))]
+    if report.split_known():
+        columns += [("Claude", lambda t: _opt(t.claude)), ("you", lambda t: _opt(t.you))]
+    columns.append(("sessions", lambda t: str(t.sessions)))
+    if any(t.compactions is not None for t in report.tasks):
+        columns.append(
+            ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions))
+        )
+    columns += [
+        ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
+        ("last activity", lambda t: t.last_activity or "-"),
+    ]
+    return columns
+
+
+def text(report: Report) -> str:
+    """Aligned columns for a terminal or Claude Code's transcript."""
+    lines = [f"MissionCache time report ({covered(report)})", ""]
+    if not report.tasks:
+        return "\n".join([*lines, "No time recorded in this period.", ""])
+    columns = _columns(report)
+    rows = [[cell(t) for _, cell in columns] for t in report.tasks]
+    totals = {"task": "total", "total": format_duration(report.seconds)}
+    totals["sessions"] = str(sum(t.sessions for t in report.tasks))
+    if report.split_known():
+        totals["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
+        totals["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
+    total_row = [totals.get(name, "") for name, _ in columns]
+    lines += _table([name for name, _ in columns], rows, total_row)
+    lines += ["", "Per day:"]
+    split = report.split_known()
+    header = ["day", "task", "time", *(["Claude", "you"] if split else []), "sessions"]
+    day_rows = [
+        [
+            d.day,
+            d.task,
+            format_duration(d.seconds),
+            *([_opt(d.claude), _opt(d.you)] if split else []),
+            str(d.sessions),
+        ]
+        for d in report.days
+    ]
+    lines += _table(header, day_rows, left=2)
+    return "\n".join(lines) + "\n"
+
+
+def _table(header: list, rows: list, total: list | None = None, left: int = 1) -> list:
+    """Left-aligned text in the first ``left`` columns, right-aligned figures after."""
+    every = [header, *rows] + ([total] if total else [])
+    widths = [max(len(str(r[i])) for r in every) for i in range(len(header))]
+
+    def fmt(row: list) -> str:
+        cells = [
+            str(c).ljust(w) if i < left else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))
+        ]
+        return "  ".join(cells).rstrip()
+
+    rule = fmt(["-" * w for w in widths])
+    out = [fmt(header), rule, *(fmt(r) for r in rows)]
+    if total:
+        out += [rule, fmt(total)]
+    return out
+
+
+CSV_HEADER = [
+    "date",
+    "task",
+    "status",
+    "seconds",
+    "hours",
+    "duration",
+    "claude_seconds",
+    "you_seconds",
+    "sessions",
+]
+
+
+def csv_text(report: Report) -> str:
+    """One row per task per day, ready for a timesheet: decimal hours to two places
+    (what an invoice line takes) beside the exact seconds."""
+    status = {t.name: t.status for t in report.tasks}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for d in report.days:
+        writer.writerow(
+            [
+                d.day,
+                d.task,
+                status.get(d.task, ""),
+                d.seconds,
+                f"{d.seconds / 3600:.2f}",
+                format_duration(d.seconds),
+                "" if d.claude is None else d.claude,
+                "" if d.you is None else d.you,
+                d.sessions,
+            ]
+        )
+    return out.getvalue()
+
+
+def json_text(report: Report) -> str:
+    data = asdict(report)
+    data["seconds"] = report.seconds
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

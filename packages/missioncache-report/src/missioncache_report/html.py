@@ -1,0 +1,202 @@
+"""The report as ONE self-contained HTML page: inline CSS and SVG, no script, nothing
+fetched (it opens the same offline, attached to a mail, or years later).
+
+A stacked bar chart of time per day by task, then a table of per-task totals with
+progress and last activity. Every text from the database is escaped.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from html import escape
+
+from missioncache_db.durations import format_duration
+from missioncache_report.data import Report
+
+PALETTE = [
+    "#2f7ed8",
+    "#f28f43",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+]
+CHART_W, CHART_H, PAD_L, PAD_B, PAD_T = 760, 260, 56, 40, 16
+MAX_BARS = 62
+
+CSS = """
+body{font:14px/1.45 -apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
+margin:24px;color:#1d2330;background:#fff}
+h1{font-size:20px;margin:0 0 4px}
+.sub{color:#5b6475;margin:0 0 18px}
+.cards{display:flex;gap:12px;margin:0 0 18px;flex-wrap:wrap}
+.card{border:1px solid #dde2ea;border-radius:8px;padding:10px 14px;min-width:120px}
+.card b{display:block;font-size:20px}
+.card span{color:#5b6475;font-size:12px}
+table{border-collapse:collapse;margin-top:14px;min-width:760px}
+th,td{padding:6px 10px;border-bottom:1px solid #e6e9ef;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}
+th{font-size:12px;color:#5b6475;font-weight:600}
+.sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
+.bar{display:inline-block;width:80px;height:8px;background:#e6e9ef;border-radius:4px;vertical-align:middle;margin-right:6px}
+.bar i{display:block;height:8px;background:#2ca02c;border-radius:4px}
+.legend{margin:0 0 8px;font-size:12px;color:#5b6475}
+small{color:#5b6475;font-size:12px}
+tfoot td{font-weight:600;border-bottom:none}
+.legend span{margin-right:14px}
+.empty{color:#5b6475;font-style:italic}
+svg{display:block}
+svg text{font-size:11px;fill:#5b6475}
+"""
+
+
+def _colors(report: Report) -> dict:
+    return {t.name: PALETTE[i % len(PALETTE)] for i, t in enumerate(report.tasks)}
+
+
+def _buckets(report: Report) -> list:
+    """The chart's x axis: every day of the period (days without work too, so gaps show),
+    or months when the period spans more than ``MAX_BARS`` days."""
+    days = sorted({d.day for d in report.days})
+    if not days:
+        return []
+    day, last = date.fromisoformat(report.start or days[0]), date.fromisoformat(report.end)
+    every = []
+    while day <= last:
+        every.append(day.isoformat())
+        day += timedelta(days=1)
+    if len(every) > MAX_BARS:
+        return sorted({day[:7] for day in every})
+    return every
+
+
+def chart(report: Report) -> str:
+    buckets = _buckets(report)
+    if not buckets:
+        return '<p class="empty">No time recorded in this period.</p>'
+    colors = _colors(report)
+    key = len(buckets[0])  # 10: days, 7: months
+    stacks: dict = {b: {} for b in buckets}
+    for d in report.days:
+        bucket = d.day[:key]
+        if bucket in stacks:
+            stacks[bucket][d.task] = stacks[bucket].get(d.task, 0) + d.seconds
+    peak = max((sum(s.values()) for s in stacks.values()), default=0) or 1
+    hours = peak / 3600
+    step = next(
+        s for s in (0.25, 0.5, 1, 2, 4, 8, 12, 24, 48, 100, 200, 500, 1000) if hours / s <= 5
+    )
+    top = step * max(1, -(-hours // step)) * 3600
+    inner_w, inner_h = CHART_W - PAD_L - 8, CHART_H - PAD_B - PAD_T
+    slot = inner_w / len(buckets)
+    bar = max(2.0, slot * 0.7)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_W}" height="{CHART_H}" '
+        f'viewBox="0 0 {CHART_W} {CHART_H}" role="img" aria-label="time per day by task">'
+    ]
+    ticks = round(top / 3600 / step)
+    for i in range(ticks + 1):
+        y = PAD_T + inner_h - inner_h * i / ticks
+        value = step * i
+        label = f"{value:g}h" if value >= 1 or value == 0 else f"{int(value * 60)}m"
+        parts.append(
+            f'<line x1="{PAD_L}" y1="{y:.1f}" x2="{CHART_W - 8}" y2="{y:.1f}" stroke="#e6e9ef"/>'
+        )
+        parts.append(f'<text x="{PAD_L - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+    label_every = max(1, len(buckets) // 12)
+    for index, bucket in enumerate(buckets):
+        x = PAD_L + slot * index + (slot - bar) / 2
+        y = PAD_T + inner_h
+        for task in report.tasks:
+            seconds = stacks[bucket].get(task.name, 0)
+            if not seconds:
+                continue
+            h = inner_h * seconds / top
+            y -= h
+            title = escape(f"{bucket} {task.name}: {format_duration(seconds)}")
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
+                f'fill="{colors[task.name]}"><title>{title}</title></rect>'
+            )
+        if index % label_every == 0:
+            text = bucket[5:] if key == 10 else bucket
+            y_label = CHART_H - PAD_B + 16
+            parts.append(
+                f'<text x="{x + bar / 2:.1f}" y="{y_label}" text-anchor="middle">{text}</text>'
+            )
+    parts.append("</svg>")
+    legend = "".join(
+        f'<span><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}</span>'
+        for t in report.tasks
+    )
+    return "".join(parts) + f'<div class="legend">{legend}</div>'
+
+
+def table(report: Report) -> str:
+    """Per-task totals, with the same columns as the text report (the split and the
+    compaction count only where recorded), and a total row."""
+    from missioncache_report.formats import _columns
+
+    colors = _colors(report)
+    columns = _columns(report)
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in columns)
+    rows = []
+    for t in report.tasks:
+        cells = []
+        for name, cell in columns:
+            if name == "task":
+                cells.append(
+                    f'<td><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
+                    f" <small>({escape(t.status)})</small></td>"
+                )
+            elif name == "progress" and t.total_items:
+                share = 100 * t.done / t.total_items
+                cells.append(
+                    f'<td><span class="bar"><i style="width:{share:.0f}%"></i></span>'
+                    f"{t.done}/{t.total_items}</td>"
+                )
+            else:
+                cells.append(f"<td>{escape(cell(t))}</td>")
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    if not rows:
+        return ""
+    total = {"task": "total", "total": format_duration(report.seconds)}
+    total["sessions"] = str(sum(t.sessions for t in report.tasks))
+    if report.split_known():
+        total["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
+        total["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
+    foot = "".join(f"<td>{escape(total.get(name, ''))}</td>" for name, _ in columns)
+    return (
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
+        f'<tfoot><tr class="total">{foot}</tr></tfoot></table>'
+    )
+
+
+def html(report: Report) -> str:
+    start = report.start or "the beginning"
+    cards = [
+        (format_duration(report.seconds), "total time"),
+        (str(len(report.tasks)), "tasks"),
+        (str(sum(t.sessions for t in report.tasks)), "work sessions"),
+    ]
+    if report.split_known():
+        claude = sum(t.claude or 0 for t in report.tasks)
+        cards.insert(1, (format_duration(claude), "Claude working"))
+        cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
+    card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f"<title>MissionCache time report: {escape(report.period)}</title>"
+        f"<style>{CSS}</style></head><body>"
+        "<h1>MissionCache time report</h1>"
+        f'<p class="sub">{escape(report.period)}: {escape(start)} to {escape(report.end)} '
+        f"· generated {escape(report.generated)}</p>"
+        f'<div class="cards">{card_html}</div>'
+        f"{chart(report)}{table(report)}"
+        "</body></html>\n"
+    )

@@ -1,0 +1,173 @@
+"""``missioncache-db report``: the BUILT plugin's command line on a tasks.db with known
+work sessions, in every format; and ``/missioncache:report``'s entry."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+
+import pytest
+
+from missioncache_harness.worklog import record_work
+from missioncache_harness.workspace import python3
+
+
+def _local(days_ago: int, hour: int) -> float:
+    t = time.localtime()
+    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday - days_ago, hour, 0, 0, 0, 0, -1))
+
+
+@pytest.fixture
+def work(mc_env, mc_task, make_task):
+    """demo-task: 1h today from 00:01 (two turns, 4 minutes of yours between them: 56m
+    Claude, 4m you), 30m of Claude three days ago, 2h forty days ago; other: 45m
+    yesterday. Recorded as the hooks record them (a heartbeat per prompt, a turn end
+    per Stop)."""
+    other = make_task("other")
+    db = mc_env.data_root / "tasks.db"
+    record_work(db, mc_task.id, _local(0, 0) + 60, [(1680, 240), (1680, 0)])
+    record_work(db, mc_task.id, _local(3, 10), [(1800, 0)])
+    record_work(db, mc_task.id, _local(40, 10), [(7200, 0)])
+    record_work(db, other.id, _local(1, 15), [(2700, 0)])
+    return mc_task, other
+
+
+@pytest.fixture
+def report(built_plugin, mc_env):
+    def run(*args, expect=0):
+        env = dict(mc_env.env, PYTHONPATH=str(built_plugin / "missioncache-db"))
+        done = mc_env.run([python3(), "-m", "missioncache_db", "report", *args], env=env)
+        assert done.returncode == expect, done.stderr
+        assert "Traceback" not in done.stderr
+        return done.stdout if expect == 0 else done.stderr
+
+    return run
+
+
+def _row(text: str, name: str) -> list:
+    return next(line for line in text.splitlines() if line.startswith(f"{name} ")).split()
+
+
+def test_text_week_per_task_and_per_day(report, work):
+    text = report("--period", "week")
+    assert text.startswith("MissionCache time report (week: ")
+    lines = text.splitlines()
+    assert lines[2].split() == [
+        "task",
+        "total",
+        "Claude",
+        "you",
+        "sessions",
+        "compactions",
+        "progress",
+        "last",
+        "activity",
+    ]
+    # 1h today + 30m three days ago; Claude 56m + 30m, you 4m; 3 work sessions.
+    assert _row(text, "demo-task")[1:9] == ["1h", "30m", "1h", "26m", "4m", "3", "0", "-"]
+    assert _row(text, "other")[1:5] == ["45m", "45m", "0s", "1"]
+    assert lines[4].startswith("demo-task ")  # most time first
+    assert _row(text, "total")[1:7] == ["2h", "15m", "2h", "11m", "4m", "4"]
+    today = time.strftime("%Y-%m-%d")
+    day = next(line.split() for line in lines if line.startswith(today))
+    assert day[1:6] == ["demo-task", "1h", "56m", "4m", "2"]
+
+
+def test_periods_bound_what_is_counted(report, work):
+    today = report("--period", "today")
+    assert _row(today, "demo-task")[1:4] == ["1h", "56m", "4m"] and "other" not in today
+    every = report("--period", "all")
+    assert _row(every, "demo-task")[1:3] == ["3h", "30m"]
+    month = json.loads(report("--period", "month", "--format", "json"))
+    # month = today and the 29 days before (as `missioncache-db time` counts it): the
+    # work forty days ago is out, the work three days ago is in.
+    assert month["start"] == time.strftime("%Y-%m-%d", time.localtime(_local(29, 12)))
+    assert [t["seconds"] for t in month["tasks"] if t["name"] == "demo-task"] == [5400]
+
+
+def test_the_days_add_up_to_the_total_and_agree_with_time(report, work, mc_cli):
+    data = json.loads(report("--period", "all", "--format", "json"))
+    for task in data["tasks"]:
+        days = [d for d in data["days"] if d["task"] == task["name"]]
+        assert sum(d["seconds"] for d in days) == task["seconds"]
+        assert sum(d["claude"] for d in days) == task["claude"]
+        assert sum(d["you"] for d in days) == task["you"]
+    assert "demo-task: 3h 30m" in mc_cli("time", "demo-task")
+
+
+def test_csv_is_a_timesheet(report, work):
+    rows = list(csv.DictReader(io.StringIO(report("--format", "csv"))))
+    assert [r["task"] for r in rows].count("demo-task") == 2
+    today = next(r for r in rows if r["date"] == time.strftime("%Y-%m-%d"))
+    assert today == {
+        "date": today["date"],
+        "task": "demo-task",
+        "status": "active",
+        "seconds": "3600",
+        "hours": "1.00",
+        "duration": "1h",
+        "claude_seconds": "3360",
+        "you_seconds": "240",
+        "sessions": "2",
+    }
+    assert round(sum(float(r["hours"]) for r in rows), 2) == 2.25
+
+
+def test_json_has_tasks_days_and_totals(report, work):
+    data = json.loads(report("--format", "json", "--period", "all"))
+    assert data["seconds"] == 3600 + 1800 + 7200 + 2700
+    names = {t["name"]: t for t in data["tasks"]}
+    assert names["demo-task"]["claude"] == 3360 + 1800 + 7200 and names["demo-task"]["you"] == 240
+    assert names["other"]["seconds"] == 2700
+    assert len(data["days"]) == 4
+
+
+def test_html_to_file_is_self_contained(report, work, tmp_path):
+    out = tmp_path / "r.html"
+    assert "wrote html report" in report("--format", "html", "-o", str(out))
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "demo-task" in page
+    assert "<script" not in page and "src=" not in page and "href=" not in page
+
+
+def test_progress_comes_from_the_tasks_file(report, work, task_dir):
+    (task_dir / "demo-task-tasks.md").write_text("- [x] 1. a\n- [ ] 2. b\n- [x] 3. c\n")
+    demo = next(line for line in report().splitlines() if line.startswith("demo-task "))
+    assert "2/3" in demo
+
+
+def test_one_task_and_an_empty_period(report, work, make_task):
+    make_task("idle")
+    assert "No time recorded" not in report("--task", "idle")
+    assert "idle" in report("--task", "idle")
+    assert "no task named 'nope'" in report("--task", "nope", expect=1)
+
+
+def test_no_work_at_all(report, mc_task):
+    assert "No time recorded in this period." in report()
+
+
+def test_bad_arguments_are_one_line(report, work):
+    assert "invalid choice" in report("--period", "year", expect=1)
+
+
+def test_slash_report_entry(built_plugin, mc_env, work):
+    cmd = [python3(), str(built_plugin / "statusline" / "command.py"), "slash", "report"]
+    done = mc_env.run([*cmd, "today"])
+    assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
+    done = mc_env.run([*cmd, ""])
+    assert done.returncode == 0 and "(week: " in done.stdout
+    done = mc_env.run([*cmd, "decade"])
+    assert done.returncode == 0 and "MISSIONCACHE ERROR" in done.stdout
+
+
+def test_compactions_in_the_period_are_counted(report, work, task_dir):
+    records = task_dir / ".compactions"
+    records.mkdir()
+    for epoch in (_local(2, 11), _local(1, 9), _local(60, 9)):  # two this week, one long ago
+        (records / f"{int(epoch * 1_000_000):016d}-0a0b0c0d.json").write_text("{}")
+    assert _row(report("--period", "week"), "demo-task")[7] == "2"
+    data = json.loads(report("--period", "all", "--format", "json"))
+    assert [t["compactions"] for t in data["tasks"] if t["name"] == "demo-task"] == [3]

@@ -1,0 +1,68 @@
+"""The HTML report in a real browser: headless Chromium renders the file the BUILT
+plugin's ``report --format html`` wrote, offline; the screenshot is not blank and shows
+the chart's colours, and the rendered page's text names every task.
+
+Skips with a reason where Chromium is missing, except in CI (``CI`` set), where a missing
+browser is a failure: ``.ci/run`` installs Debian's ``chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from missioncache_harness import browser, report_demo
+
+PALETTE_FIRST, PALETTE_SECOND = (0x2F, 0x7E, 0xD8), (0xF2, 0x8F, 0x43)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = browser.find_chromium()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI never skips this")
+    return found
+
+
+@pytest.fixture
+def page(tmp_path, built_plugin):
+    _env, page = report_demo.build(tmp_path, built_plugin)
+    return page
+
+
+def test_report_renders_offline_with_chart_and_every_task(chromium, page, tmp_path):
+    html = page.read_text(encoding="utf-8")
+    assert "<svg" in html and "http://" not in html.replace(
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
+    assert "https://" not in html and "<script" not in html and "<link" not in html
+
+    dom = browser.dump_dom(chromium, page)
+    for name in report_demo.WEEK:
+        assert name in dom
+    assert "MissionCache time report" in dom and "total time" in dom
+
+    png = tmp_path / "report.png"
+    browser.screenshot(chromium, png=png, page=page)
+    width, height, _rows = browser.read_png(png)
+    assert (width, height) == (900, 640)
+    colors = browser.pixel_colors(png)
+    total = width * height
+    white = colors.get((255, 255, 255), 0)
+    assert white < total * 0.95, "the screenshot is (almost) blank"
+    # The stacked bars are drawn: the first two tasks' colours cover real areas.
+    assert colors.get(PALETTE_FIRST, 0) > 2000 and colors.get(PALETTE_SECOND, 0) > 2000
+    assert len(colors) > 50  # text is anti-aliased: many shades, not a flat fill
+
+
+def test_blank_page_is_caught(chromium, tmp_path):
+    """The blank check can fail: an empty page's screenshot is all white."""
+    empty = tmp_path / "empty.html"
+    empty.write_text("<!DOCTYPE html><html><body></body></html>")
+    png = tmp_path / "empty.png"
+    browser.screenshot(chromium, empty, png)
+    colors = browser.pixel_colors(png)
+    assert colors.get((255, 255, 255), 0) == sum(colors.values())

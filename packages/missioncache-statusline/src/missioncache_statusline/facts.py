@@ -1,0 +1,140 @@
+"""The slow path: what the status line shows about a session's task, from tasks.db and
+the task's files. Run only when the cache's signature (``line.signature``) changed.
+
+Two seams wait for other work and switch on by themselves when it lands:
+``time_today`` uses ``TaskDB.time_split`` (Claude/you split) when tasks.db offers it,
+and ``compactions_since`` uses ``missioncache_db.compactions.compaction_count``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+    from typing import Any
+
+# Reads never wait in WAL mode; the only write (folding heartbeats) gives up quickly,
+# because Claude Code kills a status line when the next run starts.
+BUSY_TIMEOUT = 0.2
+
+
+def task_facts(cwd: str, session_id: str) -> dict | None:
+    """Everything the line needs about the session's task, or None when it has none (or
+    MissionCache is not set up: nothing is created for a user who never made a task)."""
+    from missioncache_db.db import open_if_set_up
+
+    db = open_if_set_up(BUSY_TIMEOUT)
+    if db is None:
+        return None
+    with db:
+        task = db.find_task_for_cwd(cwd, session_id)
+        if task is None:
+            return None
+        _fold_heartbeats(db)
+        total, claude, you = time_today(db, task.id)
+        facts: dict[str, Any] = {
+            "task_id": task.id,
+            "name": task.name,
+            "context": task.context_path,
+            "tasks": task.tasks_path,
+            # Compaction records are files there (one per compaction): its mtime moves
+            # with each new one, so the cache notices without opening anything.
+            "compactions_dir": os.path.join(task.directory_path, ".compactions"),
+            "today": total,
+            "claude": claude,
+            "you": you,
+        }
+    facts.update(file_facts(facts["context"], facts["tasks"]))
+    facts["compactions"] = compactions_since(task, facts["saved_epoch"])
+    return facts
+
+
+def _fold_heartbeats(db: Any) -> None:
+    """Turn this task's new heartbeats into work sessions so "today" is current (the
+    same fold ``missioncache-db time`` does). Only when there is something to fold, and
+    never waiting long for the lock: a busy database just shows the last figure."""
+    try:
+        pending = db.conn.execute("SELECT 1 FROM heartbeats WHERE processed = 0 LIMIT 1")
+        spooled = os.path.isdir(db.spool_folder) and os.listdir(db.spool_folder)
+        if pending.fetchone() or spooled:
+            db.process_heartbeats()
+    except Exception:
+        pass
+
+
+def time_today(db: Any, task_id: int) -> tuple:
+    """(total, claude, you) seconds today; claude and you are None until tasks.db can
+    split time (``TaskDB.time_split``, from the time-split work)."""
+    split = getattr(db, "time_split", None)
+    if split is not None:
+        try:
+            found = split(task_id, period="today")
+            return int(found.total), int(found.claude), int(found.you)
+        except Exception:
+            pass
+    return db.time_invested(task_id, "today"), None, None
+
+
+def compactions_since(task: Any, since_epoch: float | None) -> int | None:
+    """Compactions of the task since the context file was last saved, or None while
+    MissionCache does not record compactions (``missioncache_db.compactions``)."""
+    try:
+        from missioncache_db.compactions import compaction_count
+    except ImportError:
+        return None
+    try:
+        return int(compaction_count(task, since_epoch=since_epoch))
+    except Exception:
+        return None
+
+
+def file_facts(context_path: str, tasks_path: str) -> dict:
+    """Checklist progress, findings for unchecked items, and when the context was saved."""
+    from missioncache_context import divergent_tasks, get_stamp, parse_items, read_file
+
+    done = total = 0
+    divergent: list = []
+    tasks_text = _read(read_file, tasks_path)
+    context_text = _read(read_file, context_path)
+    if tasks_text is not None:
+        items = parse_items(tasks_text)
+        total, done = len(items), sum(1 for item in items if item.done)
+        if context_text is not None:
+            divergent = divergent_tasks(context_text, tasks_text)
+    saved = None
+    if context_text is not None:
+        saved = stamp_epoch(get_stamp(context_text))
+        if saved is None:
+            try:
+                saved = os.path.getmtime(context_path)
+            except OSError:
+                saved = None
+    return {"done": done, "total": total, "divergent": len(divergent), "saved_epoch": saved}
+
+
+def _read(read_file: Any, path: str) -> str | None:
+    try:
+        return read_file(path)
+    except (OSError, ValueError):
+        return None
+
+
+def stamp_epoch(stamp: Any) -> float | None:
+    """``YYYY-MM-DD HH:MM`` (local) -> epoch seconds; None when it is not that shape.
+    By hand: ``time.strptime`` imports ``_strptime`` (with ``re``, ``calendar``,
+    ``datetime`` and ``locale``), tens of milliseconds on a hot path."""
+    if not isinstance(stamp, str):
+        return None
+    text = stamp.strip()[:16]
+    if len(text) < 16 or text[4] != "-" or text[7] != "-" or text[13] != ":":
+        return None
+    try:
+        year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
+        hour, minute = int(text[11:13]), int(text[14:16])
+    except ValueError:
+        return None
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60):
+        return None
+    return time.mktime((year, month, day, hour, minute, 0, 0, 0, -1))

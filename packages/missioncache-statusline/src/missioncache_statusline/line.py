@@ -1,0 +1,214 @@
+"""The status line command: Claude Code's status-line JSON on stdin, one line on stdout.
+
+WHY a cache: Claude Code runs this after every assistant message (and every
+``refreshInterval``), and most runs find nothing changed. The cache
+(``<state>/statusline/<session-id>.json``) keeps the computed facts with a signature of
+everything they were computed from: the session binding, tasks.db and its WAL, the
+task's context and tasks files and its compaction records folder (mtime and size), the
+cwd and today's date. A change of tasks.db alone (every prompt's heartbeat) is taken in
+up to a minute later (``DB_GRACE_SECONDS``): it only moves "today", shown to the minute. A run
+whose signature matches opens no database and parses no markdown; it only counts the
+transcript bytes appended since the last run, for the edit count.
+
+Never breaks the user's screen: a session without a task prints nothing of ours, and any
+failure prints the last good line (or nothing); the caller always exits 0.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+    from typing import Any, Mapping
+
+CACHE_KIND = "statusline"
+CACHE_VERSION = 1
+STDIN_MAX = 4 * 1024 * 1024
+DEFAULT_COLUMNS = 120
+MARGIN = 4  # Claude Code indents the row by 2; keep clear of the right edge too
+CACHE_KEEP_DAYS = 14
+# tasks.db changes on every prompt (the heartbeat), while the only thing on the line that
+# depends on it for a session already on its task is "today": shown to the minute. So a
+# change of tasks.db alone is taken in at most this long after the last recompute,
+# keeping the first runs after a prompt on the cheap path.
+DB_GRACE_SECONDS = 60.0
+_DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
+
+
+def _stamp(path: Any) -> list | None:
+    try:
+        info = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return [info.st_mtime_ns, info.st_size]
+
+
+def signature(session_id: str, cwd: str, facts: dict | None) -> list:
+    """What the cached facts depend on; a change anywhere means recompute."""
+    from missioncache_state.bindings import binding_file
+    from missioncache_state.locations import tasks_db_path
+
+    db = tasks_db_path()
+    sig = [
+        CACHE_VERSION,
+        time.strftime("%Y-%m-%d"),
+        cwd,
+        _stamp(binding_file(session_id)),
+        _stamp(db),
+        _stamp(db + "-wal"),
+    ]
+    if facts:
+        sig += [_stamp(facts.get(key)) for key in ("context", "tasks", "compactions_dir")]
+    return sig
+
+
+def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
+    """The cached facts hold for ``sig``: the same signature, or (for a session on a task)
+    only tasks.db changed, less than ``DB_GRACE_SECONDS`` after they were computed."""
+    old = cache.get("sig")
+    if old == sig:
+        return True
+    if not facts or not isinstance(old, list) or len(old) != len(sig):
+        return False
+    others_same = all(a == b for i, (a, b) in enumerate(zip(old, sig)) if i not in _DB_STAMPS)
+    computed = cache.get("computed")
+    return (
+        others_same
+        and isinstance(computed, (int, float))
+        and 0 <= now - computed < DB_GRACE_SECONDS
+    )
+
+
+def _payload(raw: bytes) -> dict | None:
+    from missioncache_state.json_codec import loads
+
+    try:
+        value = loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _cwd(payload: dict) -> str:
+    """``cwd``, else ``workspace.current_dir``, else the process cwd (Claude Code starts
+    the command in the session's directory)."""
+    cwd = payload.get("cwd")
+    workspace = payload.get("workspace")
+    if not isinstance(cwd, str) or not cwd:
+        cwd = workspace.get("current_dir") if isinstance(workspace, dict) else None
+    if not isinstance(cwd, str) or not cwd or "\x00" in cwd:
+        cwd = os.getcwd()
+    return cwd
+
+
+def _width(env: Mapping[str, str]) -> int:
+    try:
+        columns = int(env.get("COLUMNS", ""))
+    except ValueError:
+        columns = DEFAULT_COLUMNS
+    return max(20, columns - MARGIN) if columns > 0 else DEFAULT_COLUMNS
+
+
+def _color(env: Mapping[str, str]) -> bool:
+    """ANSI unless ``NO_COLOR`` (https://no-color.org) or ``TERM=dumb`` asks for plain."""
+    return not env.get("NO_COLOR") and env.get("TERM") != "dumb"
+
+
+def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) -> str:
+    """The text to print for this stdin (empty: print nothing)."""
+    payload = _payload(raw)
+    if payload is None:
+        return ""
+    from missioncache_state.ids import session_id_or_none
+
+    sid = session_id_or_none(payload.get("session_id"))
+    if sid is None:
+        return ""
+    from missioncache_state.locations import tasks_db_path
+
+    if not os.path.isfile(tasks_db_path()):
+        return ""  # MissionCache not set up here: nothing of ours to show
+    from missioncache_state.statefile import load_state, save_state
+
+    cwd = _cwd(payload)
+    cache = load_state(CACHE_KIND, sid) or {}
+    facts = cache.get("facts") if isinstance(cache.get("facts"), dict) else None
+    sig = signature(sid, cwd, facts)
+    clock = time.time()
+    computed = cache.get("computed")
+    try:
+        if still_valid(cache, sig, facts, clock):
+            sig = cache["sig"]  # keep the old signature: after the grace, recompute
+        else:
+            from missioncache_statusline.facts import task_facts
+
+            facts = task_facts(cwd, sid)
+            sig = signature(sid, cwd, facts)
+            computed = clock
+        if facts is None:
+            line, edits = "", None
+        else:
+            from missioncache_statusline.edits import count_edits
+
+            edits = count_edits(payload.get("transcript_path"), cache.get("edits"))
+            from missioncache_statusline.render import render
+
+            line = render(facts, edits, _width(env), _color(env), clock if now is None else now)
+    except Exception:
+        last = cache.get("line")
+        return last if isinstance(last, str) else ""
+    fresh = {"sig": sig, "computed": computed, "facts": facts, "edits": edits, "line": line}
+    if fresh != cache:
+        try:
+            save_state(CACHE_KIND, fresh, sid)
+        except OSError:
+            pass  # a read-only Claude dir: the next run just recomputes
+        if not cache:
+            prune_caches(clock)
+    return line
+
+
+def prune_caches(now: float | None = None, keep_days: int = CACHE_KEEP_DAYS) -> int:
+    """Delete other sessions' caches untouched for ``keep_days``: one file per session
+    would otherwise pile up forever. Run when a session writes its first cache, so the
+    cost (one directory listing) is paid once per session, not per run."""
+    from missioncache_state.statefile import state_path
+
+    folder = os.path.dirname(state_path(CACHE_KIND, "x") or "")
+    limit = (time.time() if now is None else now) - keep_days * 86400
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if name.endswith(".json") and name != "install.json" and os.stat(path).st_mtime < limit:
+                os.unlink(path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def main(stdin: Any = None, stdout: Any = None, env: Mapping[str, str] | None = None) -> int:
+    """Read stdin, print the line (UTF-8 whatever the locale), return 0 whatever happens."""
+    import sys
+
+    try:
+        source = stdin if stdin is not None else sys.stdin.buffer
+        raw = source.read(STDIN_MAX)
+        line = status_line(raw, os.environ if env is None else env)
+    except Exception:
+        line = ""
+    if line:
+        out = stdout if stdout is not None else sys.stdout.buffer
+        try:
+            out.write(line.encode("utf-8") + b"\n")
+            out.flush()
+        except (OSError, ValueError):
+            pass
+    return 0

@@ -1,0 +1,191 @@
+"""What a report says, read from tasks.db: per task and per day, for one period.
+
+Every figure comes from ``TaskDB.time_split`` (time from turns: Claude's inside them,
+yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
+are local calendar days: a day's figure is the time that fell within it, so the days of a
+period add up to its total. Work sessions (runs of prompts within the idle timeout) count
+on the day they started. Compaction counts come from ``missioncache_db.compactions``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+PERIODS = ("today", "week", "month", "all")
+
+
+@dataclass
+class TaskRow:
+    id: int
+    name: str
+    status: str
+    seconds: int = 0
+    claude: Optional[int] = None
+    you: Optional[int] = None
+    sessions: int = 0
+    compactions: Optional[int] = None
+    done: int = 0
+    total_items: int = 0
+    last_activity: Optional[str] = None
+
+
+@dataclass
+class DayRow:
+    day: str  # YYYY-MM-DD, local
+    task: str
+    seconds: int
+    sessions: int
+    claude: Optional[int] = None
+    you: Optional[int] = None
+
+
+@dataclass
+class Report:
+    period: str
+    start: Optional[str]  # first day covered (None: from the beginning)
+    end: str  # today
+    generated: str
+    tasks: list = field(default_factory=list)  # TaskRow, most time first
+    days: list = field(default_factory=list)  # DayRow, by day then task
+
+    @property
+    def seconds(self) -> int:
+        return sum(t.seconds for t in self.tasks)
+
+    def split_known(self) -> bool:
+        return bool(self.tasks) and all(t.claude is not None for t in self.tasks)
+
+
+def period_start(period: str, now: float) -> Optional[float]:
+    """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
+    week = today and the 6 days before; month = today and the 29 days before; all: None)."""
+    from missioncache_db.sessions import period_start as db_period_start
+
+    if period not in PERIODS:
+        raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
+    return db_period_start(period, now)
+
+
+def _day(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(epoch))
+
+
+def collect(db: Any, period: str = "week", now: Optional[float] = None, task: Any = None) -> Report:
+    """The report for ``period`` over every task (or only ``task``) with time in it.
+    Tasks with no time in the period are left out unless named."""
+    now = time.time() if now is None else now
+    since = period_start(period, now)
+    report = Report(
+        period=period,
+        start=_day(since) if since is not None else None,
+        end=_day(now),
+        generated=time.strftime("%Y-%m-%d %H:%M", time.localtime(now)),
+    )
+    tasks = [task] if task is not None else db.list_tasks()
+    for item in tasks:
+        row, days = _task_rows(db, item, since, period, now)
+        if row.seconds or row.sessions or task is not None:
+            report.tasks.append(row)
+            report.days.extend(days)
+    report.tasks.sort(key=lambda t: (-t.seconds, t.name))
+    report.days.sort(key=lambda d: (d.day, d.task))
+    return report
+
+
+def _task_rows(db: Any, task: Any, since: Optional[float], period: str, now: float) -> tuple:
+    row = TaskRow(task.id, task.name, task.status)
+    found = db.time_split(task.id, period, now)
+    row.seconds, row.claude, row.you = found.total, found.claude, found.you
+    sessions = _sessions_per_day(db, task.id, since)
+    row.sessions = sum(sessions.values())
+    days = []
+    for day in _active_days(db, task.id, since, now) | set(sessions):
+        split = _day_split(db, task.id, day, now)
+        if split.total or day in sessions:
+            days.append(
+                DayRow(day, task.name, split.total, sessions.get(day, 0), split.claude, split.you)
+            )
+    row.last_activity = last_activity(db, task)
+    row.compactions = compactions(task, since)
+    row.done, row.total_items = progress(task)
+    return row, days
+
+
+def last_activity(db: Any, task: Any) -> Optional[str]:
+    """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period), else
+    its ``last_worked_on`` stamp."""
+    row = db.conn.execute("SELECT MAX(epoch) FROM heartbeats WHERE task_id = ?", (task.id,))
+    newest = row.fetchone()[0]
+    if newest is not None:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
+    last = task.last_worked_on
+    return last[:16] if isinstance(last, str) else None
+
+
+def _sessions_per_day(db: Any, task_id: int, since: Optional[float]) -> dict:
+    """Work sessions (runs of prompts within the idle timeout) by the day they started."""
+    sql = "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch IS NOT NULL"
+    params: tuple = (task_id,)
+    if since is not None:
+        sql += " AND start_epoch >= ?"
+        params += (since,)
+    counts: dict = {}
+    for (start,) in db.conn.execute(sql, params):
+        counts[_day(start)] = counts.get(_day(start), 0) + 1
+    return counts
+
+
+def _active_days(db: Any, task_id: int, since: Optional[float], now: float) -> set:
+    """Days that may hold time: each prompt's day, and the next day too when the prompt
+    came late enough for its turn (or the gap after it) to run past midnight."""
+    sql = "SELECT epoch FROM heartbeats WHERE task_id = ? AND epoch IS NOT NULL"
+    params: tuple = (task_id,)
+    if since is not None:
+        sql += " AND epoch >= ?"
+        params += (since - 86400,)
+    days = set()
+    for (epoch,) in db.conn.execute(sql, params):
+        for moment in (epoch, min(epoch + 6 * 3600, now)):
+            if since is None or moment >= since:
+                days.add(_day(moment))
+    return days
+
+
+def _day_split(db: Any, task_id: int, day: str, now: float) -> Any:
+    """The task's time within one local day: ``time_split`` of "today" as seen from the
+    last instant of that day (every interval is clipped at the day's start and clamped
+    at its end), so the days of a period add up to the period's total."""
+    from missioncache_db.timefmt import local_midnight_epoch
+
+    year, month, mday = (int(part) for part in day.split("-"))
+    noon = time.mktime((year, month, mday, 12, 0, 0, 0, 0, -1))  # DST-safe anchor
+    end = local_midnight_epoch(-1, noon)
+    return db.time_split(task_id, "today", min(now, end - 0.001))
+
+
+def compactions(task: Any, since: Optional[float]) -> Optional[int]:
+    try:
+        from missioncache_db.compactions import compaction_count
+    except ImportError:
+        return None
+    try:
+        return int(compaction_count(task, since_epoch=since))
+    except Exception:
+        return None
+
+
+def progress(task: Any) -> tuple:
+    """(done, total) checklist items of the task's tasks file; (0, 0) without one."""
+    from missioncache_context import parse_items, read_file
+
+    path = task.tasks_path
+    if not os.path.isfile(path):
+        return 0, 0
+    try:
+        items = parse_items(read_file(path))
+    except (OSError, ValueError):
+        return 0, 0
+    return sum(1 for i in items if i.done), len(items)

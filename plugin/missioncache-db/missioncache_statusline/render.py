@@ -1,0 +1,101 @@
+"""One short line from the facts, fitted to the terminal width, coloured or plain.
+
+WHY variants instead of cutting: Claude Code cuts an over-long line at the width with
+``…``, which would lose the end of the line (the save time) first. Dropping whole
+segments in order of importance keeps what matters most readable on a narrow terminal.
+"""
+
+from __future__ import annotations
+
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+    from typing import Any
+
+RESET = "\x1b[0m"
+STYLE = {
+    "name": "\x1b[1;36m",  # bold cyan
+    "progress": "\x1b[32m",  # green
+    "diverged": "\x1b[33m",  # yellow: findings written for unchecked items
+    "dim": "\x1b[90m",
+    "alert": "\x1b[31m",  # red: compacted since the last save
+}
+SEP = " · "
+_MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+
+def duration(seconds: Any) -> str:
+    from missioncache_db.durations import format_duration
+
+    return format_duration(seconds or 0)
+
+
+def _piece(text: str, style: str | None, color: bool) -> tuple[str, str]:
+    """(plain, shown): width is counted on the plain text."""
+    return text, f"{STYLE[style]}{text}{RESET}" if color and style else text
+
+
+def segments(facts: dict, edits: dict | None, color: bool, now: float, level: int) -> list:
+    """The line's segments at detail ``level`` (0 = richest); each a list of pieces."""
+    name = facts.get("name") or "?"
+    done, total = facts.get("done") or 0, facts.get("total") or 0
+    head = [_piece("◆ ", "dim", color), _piece(name, "name", color)]
+    if total:
+        head.append(_piece(" ", None, color))
+        head.append(_piece(f"[{done}/{total}]", "progress", color))
+    if facts.get("divergent"):
+        head.append(_piece(f" ✎{facts['divergent']}", "diverged", color))
+    parts = [head]
+    if level <= 3:
+        today = f"today {duration(facts.get('today'))}"
+        claude, you = facts.get("claude"), facts.get("you")
+        if level == 0 and claude is not None and you is not None and facts.get("today"):
+            today += f" (Claude {duration(claude)}, you {duration(you)})"
+        parts.append([_piece(today, None, color)])
+    if level <= 1 and edits is not None:
+        count = edits.get("count", 0)
+        plus = "+" if edits.get("partial") else ""
+        parts.append(
+            [_piece(f"{count}{plus} edit{'' if count == 1 and not plus else 's'}", None, color)]
+        )
+    if level <= 2:
+        saved = saved_text(facts.get("saved_epoch"), now)
+        pieces = [_piece(saved, "dim" if facts.get("saved_epoch") else "alert", color)]
+        if facts.get("compactions"):
+            mark = " · compacted since" if level == 0 else " ⟳"
+            pieces.append(_piece(mark, "alert", color))
+        parts.append(pieces)
+    return parts
+
+
+def saved_text(epoch: Any, now: float) -> str:
+    """``saved 13:05`` today, ``saved Nov 29`` before, ``not saved`` without a save."""
+    if not isinstance(epoch, (int, float)):
+        return "not saved"
+    when, today = time.localtime(epoch), time.localtime(now)
+    if when[:3] == today[:3]:
+        return f"saved {when.tm_hour:02d}:{when.tm_min:02d}"
+    return f"saved {_MONTHS[when.tm_mon - 1]} {when.tm_mday}"
+
+
+def _join(parts: list, color: bool) -> tuple[str, str]:
+    sep = _piece(SEP, "dim", color)
+    plain, shown = [], []
+    for index, pieces in enumerate(parts):
+        for text, styled in ([sep] if index else []) + pieces:
+            plain.append(text)
+            shown.append(styled)
+    return "".join(plain), "".join(shown)
+
+
+def render(facts: dict, edits: dict | None, width: int, color: bool, now: float) -> str:
+    """The richest variant that fits ``width`` characters; the task name is shortened
+    only when even the bare name and progress do not fit."""
+    for level in range(5):
+        plain, shown = _join(segments(facts, edits, color, now, level), color)
+        if len(plain) <= width:
+            return shown
+    room = max(4, width - (len(plain) - len(facts.get("name") or "?")))
+    short = dict(facts, name=(facts.get("name") or "?")[: room - 1] + "…")
+    return _join(segments(short, edits, color, now, 4), color)[1]

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""MissionCache status line for Claude Code (``settings.json`` ``statusLine``).
+
+Claude Code runs it with its status-line JSON on stdin and shows what it prints, e.g.
+``◆ demo-task [3/7] · today 1h 12m · 4 edits · saved 13:05``. A session without a
+MissionCache task prints nothing; any failure prints nothing (or the last good line) and
+exits 0, so the user's screen never breaks. Installed by ``missioncache-db statusline
+install`` (or ``/missioncache:statusline``), which points settings.json at a small
+launcher that finds the newest installed copy of this file. See docs/statusline.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Bundled libraries (no pip install step). os.path, not pathlib: it costs milliseconds.
+_BUNDLED = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+)
+if os.path.isdir(_BUNDLED) and _BUNDLED not in sys.path:
+    sys.path.insert(0, _BUNDLED)
+
+
+def _run() -> int:
+    try:
+        from missioncache_statusline.line import main
+    except Exception:
+        return 0
+    return main()
+
+
+if __name__ == "__main__":
+    try:
+        code = _run()
+    except BaseException:  # never a traceback on the user's screen, never exit != 0
+        code = 0
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    os._exit(code)
