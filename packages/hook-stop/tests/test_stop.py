@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -154,7 +155,7 @@ def spooled(mc_env):
 
 
 def test_stop_spools_the_end_of_its_turn(stop, mc_env, mc_task, tmp_path, mc_cli):
-    done = stop(transcript(tmp_path, MENTIONS_ONLY), prompt_id="p-1")
+    done = stop(transcript(tmp_path, mentions_only), prompt_id="p-1")
     assert done.silent()
     (record,) = spooled(mc_env)
     assert (record["type"], record["session_id"], record["prompt_id"]) == ("turn_end", SID, "p-1")
@@ -165,8 +166,8 @@ def test_stop_spools_the_end_of_its_turn(stop, mc_env, mc_task, tmp_path, mc_cli
 
 
 def test_a_continued_turn_records_its_later_end_too(stop, mc_env, mc_task, tmp_path):
-    stop(transcript(tmp_path, MENTIONS_ONLY), prompt_id="p-1")
-    assert stop(transcript(tmp_path, EDITS), prompt_id="p-1", active=True).silent()
+    stop(transcript(tmp_path, mentions_only), prompt_id="p-1")
+    assert stop(transcript(tmp_path, edits), prompt_id="p-1", active=True).silent()
     assert [r["prompt_id"] for r in spooled(mc_env)] == ["p-1", "p-1"]
 
 
@@ -177,7 +178,7 @@ def test_running_background_tasks_are_counted(hook, mc_env, mc_task, tmp_path):
         "session_id": SID,
         "hook_event_name": "Stop",
         "prompt_id": "p-2",
-        "transcript_path": str(transcript(tmp_path, MENTIONS_ONLY)),
+        "transcript_path": str(transcript(tmp_path, mentions_only)),
         "background_tasks": [running, finished, "junk"],
     }
     assert hook(payload).silent()
@@ -187,13 +188,13 @@ def test_running_background_tasks_are_counted(hook, mc_env, mc_task, tmp_path):
 @pytest.mark.parametrize("prompt_id", [None, "../x", "a/b", "p" * 300, 7])
 def test_no_valid_prompt_id_spools_nothing(hook, mc_env, mc_task, tmp_path, prompt_id):
     payload = {"session_id": SID, "hook_event_name": "Stop", "prompt_id": prompt_id}
-    payload["transcript_path"] = str(transcript(tmp_path, MENTIONS_ONLY))
+    payload["transcript_path"] = str(transcript(tmp_path, mentions_only))
     assert hook(payload).silent()
     assert spooled(mc_env) == []
 
 
 def test_not_set_up_spools_nothing(stop, mc_env, tmp_path):
     """No tasks.db: MissionCache is not in use here, and Stop creates nothing."""
-    assert stop(transcript(tmp_path, EDITS), prompt_id="p-1").silent()
+    assert stop(transcript(tmp_path, edits), prompt_id="p-1").silent()
     assert not (mc_env.data_root / "spool").exists()
     assert not (mc_env.data_root / "tasks.db").exists()

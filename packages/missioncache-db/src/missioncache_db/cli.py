@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from missioncache_db import heartbeat_auto
 from missioncache_db.db import TaskDB
-from missioncache_db.durations import format_split
+from missioncache_db.durations import format_duration, format_split
 from missioncache_db.model import STATUSES, Task
 from missioncache_db.sessions import PERIODS
 
