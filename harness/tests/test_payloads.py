@@ -77,6 +77,15 @@ def test_stop_fields():
     assert payload["background_tasks"] == [] and payload["session_crons"] == []
 
 
+def test_stop_failure_fields():
+    """Measured on 2.1.328 (contract 11.3.1): no permission_mode, an ``error``, the error text."""
+    payload = p.stop_failure(base("StopFailure"), prompt_id="p1", error="rate_limit")
+    assert keys(payload) == {"prompt_id", "effort", "error", "last_assistant_message"}
+    assert payload["error"] == "rate_limit"
+    generated = p.for_event("StopFailure", base("StopFailure"))
+    assert generated["error"] == "server_error" and generated["prompt_id"]
+
+
 def test_subagent_stop_of_the_compaction_fork():
     payload = p.subagent_stop(
         base("SubagentStop"),

@@ -132,6 +132,17 @@ def test_session_end_output_goes_nowhere():
     assert result.cli_stderr == []
 
 
+@pytest.mark.parametrize(
+    ("stdout", "code"), [('{"systemMessage": "M"}', 0), ("plain", 0), ("", 2), ("x", 1)]
+)
+def test_stop_failure_output_goes_nowhere(stdout, code):
+    """Measured on 2.1.328 (contract 11.3.1): systemMessage, plain stdout, stderr and exit 2
+    of a StopFailure hook reach neither the screen, the model nor the transcript."""
+    result = routed("StopFailure", hr(stdout, "ERR", code), error="server_error")
+    assert result.model_texts == result.human_texts == result.transcript_records == []
+    assert not result.blocked and not result.continues_turn
+
+
 def test_precompact_stdout_becomes_compaction_instructions():
     result = routed("PreCompact", hr("keep the plan\n"))
     assert result.compact_instructions == "keep the plan"

@@ -12,6 +12,7 @@ does, with ``missioncache-db time``.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import time
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_harness.claude_cli import requires_claude, run_turn
-from missioncache_harness.fake_api import FakeAnthropicAPI, ToolUse
+from missioncache_harness.fake_api import FakeAnthropicAPI, Reply, ToolUse
 from missioncache_harness.fake_api import Text as ApiText
 from missioncache_harness.polling import poll_until
 from missioncache_harness.session import Session
@@ -129,3 +130,48 @@ def test_a_12_second_turn_counts_through_the_simulator(built_plugin: Path, tmp_p
     session.prompt("quick question", reply=[Text("Quick answer.")])
     session.end()
     assert_honest(*time_invested(env, built_plugin))
+
+
+CAPTURE_HOOKS = {
+    event: [{"hooks": [{"type": "command", "timeout": 5,
+                        "command": f'cat > "$MC_CAPTURE/{event}-$$.json"'}]}]
+    for event in ("UserPromptSubmit", "Stop", "StopFailure")
+}  # fmt: skip
+
+
+@pytest.mark.conformance
+@requires_claude
+def test_an_api_error_fires_stop_failure_with_the_turns_prompt_id(tmp_path: Path) -> None:
+    """The fact stop_failure.py rests on, on 2.1.328 in ``-p`` mode: a turn that ends on an
+    API error fires no Stop; StopFailure starts (and is cut off about 20 ms later, so only
+    a shell ``cat`` reliably gets its stdin down) with the prompt_id of the turn's prompt."""
+    plugin, capture, work = tmp_path / "plug", tmp_path / "capture", tmp_path / "work"
+    (plugin / "hooks").mkdir(parents=True)
+    capture.mkdir()
+    work.mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": CAPTURE_HOOKS}))
+    errors = [Reply((), error_status=500)] * 3
+    with FakeAnthropicAPI(errors) as api:
+        run = run_turn(
+            "this will fail",
+            home=tmp_path / "home",
+            cwd=work,
+            fake_api=api,
+            plugin_dirs=[plugin],
+            env_extra={"MC_CAPTURE": str(capture), "CLAUDE_CODE_MAX_RETRIES": "2"},
+        )
+    assert run.result and run.result.get("is_error"), run.stdout
+    captured = {p.name.split("-")[0]: _json_or_empty(p) for p in capture.iterdir()}
+    assert "Stop" not in captured
+    prompt_id = captured["UserPromptSubmit"]["prompt_id"]
+    failure = captured.get("StopFailure")
+    if failure:  # best effort in -p mode: SIGTERM may beat even cat
+        assert failure["prompt_id"] == prompt_id and failure["error"] == "server_error"
+
+
+def _json_or_empty(path: Path) -> dict:
+    """A captured stdin; {} when SIGTERM cut the copy short."""
+    try:
+        return json.loads(path.read_text())
+    except ValueError:
+        return {}

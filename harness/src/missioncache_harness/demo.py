@@ -124,8 +124,8 @@ def _time(env: McEnv, plugin: Path, project: Path) -> None:
     _line("missioncache-db time", (done.stdout or done.stderr).strip())
     _line("heartbeats recorded", _heartbeats(env.data_root / "tasks.db"))
     _say(
-        "    (a work session is credited once its heartbeats are processed; the assumed work\n"
-        "     after the last prompt counts once the session has been idle for the timeout)"
+        "    (each turn counts from your prompt to Claude's Stop, a few seconds here; the gap\n"
+        "     before your next prompt is yours when it is within the idle timeout: docs/time.md)"
     )
 
 

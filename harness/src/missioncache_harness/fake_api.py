@@ -68,6 +68,9 @@ class Reply:
     stop_reason: str | None = None
     input_tokens: int = 100
     output_tokens: int = 20
+    # Answer with this HTTP error instead (e.g. 500): an API error. Claude Code retries (each
+    # retry takes the next scripted reply), then fires StopFailure instead of Stop.
+    error_status: int = 0
 
     def resolved_stop_reason(self) -> str:
         if self.stop_reason:
@@ -389,6 +392,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer_messages(self, req: RecordedRequest) -> None:
         reply = self.api._reply_for(req)
         req.reply = reply
+        if reply.error_status:
+            err = {"type": "api_error", "message": f"fake api_error {reply.error_status}"}
+            self._send_json(reply.error_status, {"type": "error", "error": err}, req)
+            return
         message = _message_json(self.api, req, reply)
         if isinstance(req.body, dict) and req.body.get("stream"):
             self._send(200, "text/event-stream", _sse_body(message), req)

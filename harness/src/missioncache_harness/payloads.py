@@ -222,6 +222,8 @@ def for_event(event: str, base: dict[str, Any], **options: Any) -> dict[str, Any
         return user_prompt_submit(base, options.get("prompt") or "", prompt_id=prompt_id)
     if event == "Stop":
         return stop(base, prompt_id=prompt_id, last_assistant_message=options.get("reply", ""))
+    if event == "StopFailure":
+        return stop_failure(base, prompt_id=prompt_id, error=options.get("error") or "server_error")
     if event == "SubagentStop":
         return subagent_stop(
             base,
