@@ -4,7 +4,8 @@ Items are ``- [ ] N. text`` / ``- [x] N. text`` (``X`` too; ``*``/``+`` bullets;
 for sub-items such as ``  - [ ] 1.2. text``). Items inside fenced code are text. Checking an
 item changes exactly one character; appending inserts whole lines and nothing else.
 
-Lines are read by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Lines are read by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 _EXPORTS = {

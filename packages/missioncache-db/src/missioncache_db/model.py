@@ -8,7 +8,7 @@ from collections import namedtuple
 from missioncache_state.locations import data_root
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: pathlib costs milliseconds on every hook run
+if TYPE_CHECKING:
     from pathlib import Path
 
 STATUSES = ("active", "paused", "completed", "archived")

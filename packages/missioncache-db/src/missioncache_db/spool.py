@@ -26,7 +26,7 @@ from missioncache_state.json_codec import dumps, loads
 from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any, Union
 

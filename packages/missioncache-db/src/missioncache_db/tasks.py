@@ -15,7 +15,7 @@ from missioncache_db.schema import write_transaction
 from missioncache_db.timefmt import local_minute, local_text
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Iterable
 
 TASK_SELECT = (

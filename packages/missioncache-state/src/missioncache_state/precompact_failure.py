@@ -13,7 +13,7 @@ import os
 from missioncache_state.statefile import clear_state, load_state, save_state, state_path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every hook run
+if TYPE_CHECKING:
     from typing import Any
 
 KIND = "precompact-error"

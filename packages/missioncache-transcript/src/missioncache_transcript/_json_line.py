@@ -12,7 +12,7 @@ ValueError exactly when it fails, RecursionError for absurd nesting (tests compa
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, Callable
 
 _WHITESPACE = " \t\n\r"  # JSON's only whitespace
