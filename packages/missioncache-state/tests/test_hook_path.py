@@ -7,12 +7,12 @@ imports) alone costs 4 to 8 ms of a ~12 ms start, ``typing`` and ``tempfile`` a 
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from missioncache_harness.import_cost import heavy_from, measuring
+from missioncache_harness.workspace import python3
 from missioncache_state import bindings, locations, lock, paths, statefile, terminal
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -40,7 +40,7 @@ def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     env["PYTHONPATH"] = str(SRC)
     done = subprocess.run(
         [
-            sys.executable,
+            python3(),
             "-S",
             "-c",
             measuring(HOOK_PATH, "import os, sqlite3, sys"),

@@ -16,7 +16,6 @@ import marshal
 import os
 import platform
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,6 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from missioncache_harness.workspace import python3
 from missioncache_state import json_codec
 from missioncache_state.json_codec import Codec, default_codec, dumps, loads
 
@@ -386,7 +386,7 @@ def json_free_loads():
     scanner cannot build a JSONDecodeError (3.10/3.11: no exception at all; 3.9 and 3.12+:
     it imports json.decoder), an error path this process never takes."""
     worker = subprocess.Popen(
-        [sys.executable, "-S", "-c", WORKER],
+        [python3(), "-S", "-c", WORKER],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=clean_env(),
@@ -436,7 +436,7 @@ print(" ".join(sorted(m for m in sys.argv[1:] if m in sys.modules)) or "none")
 def test_loads_and_dumps_import_neither_json_nor_re():
     heavy = ("re", "json", "enum", "functools", "typing")
     done = subprocess.run(
-        [sys.executable, "-S", "-c", IMPORTS, *heavy],
+        [python3(), "-S", "-c", IMPORTS, *heavy],
         env=clean_env(),
         capture_output=True,
         text=True,

@@ -11,7 +11,6 @@ import json
 import marshal
 import os
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from missioncache_harness.workspace import python3
 from missioncache_transcript import _json_line
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -153,7 +153,7 @@ def test_loads_without_json_loaded_agrees_with_json():
         "tru",
     ]
     done = subprocess.run(
-        [sys.executable, "-S", "-c", WORKER],
+        [python3(), "-S", "-c", WORKER],
         input=marshal.dumps(texts),
         env=clean_env(),
         capture_output=True,
@@ -165,7 +165,7 @@ def test_loads_without_json_loaded_agrees_with_json():
 
 def test_loads_imports_neither_json_nor_re():
     done = subprocess.run(
-        [sys.executable, "-S", "-c", IMPORTS, VALID, "re", "json", "enum", "functools"],
+        [python3(), "-S", "-c", IMPORTS, VALID, "re", "json", "enum", "functools"],
         env=clean_env(),
         capture_output=True,
         text=True,

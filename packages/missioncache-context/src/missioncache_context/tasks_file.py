@@ -158,7 +158,9 @@ def mark_done(text: str, selectors: Iterable[object] | int | str) -> MarkResult:
     items = [entry[0] for entry in scanned]
     marks = {entry[0].line: entry[1] for entry in scanned}
     flipped: set[int] = set()
-    matched, unmatched, already_done = [], [], []
+    matched: list[object] = []
+    unmatched: list[object] = []
+    already_done: list[object] = []
     for selector in selectors:
         line, hit = _pick(items, selector, flipped)
         if line is not None:

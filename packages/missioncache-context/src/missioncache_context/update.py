@@ -151,11 +151,12 @@ def update_file(
             # while we transform. Re-read just before the replace and start over if the
             # bytes moved, so only a save landing between that re-read and the replace
             # can be lost.
+
+            def unchanged(seen: bytes = data) -> bool:
+                return _read_bytes(target) == seen
+
             if atomic_write_bytes(
-                target,
-                bom + after.encode("utf-8"),
-                mode=mode,
-                still_valid=lambda seen=data: _read_bytes(target) == seen,
+                target, bom + after.encode("utf-8"), mode=mode, still_valid=unchanged
             ):
                 return UpdateResult(target, True, before, after)
     raise FileChangedError(target)

@@ -245,8 +245,8 @@ def default_codec() -> Codec:
     if _default is None:
         try:
             import _json as accelerator
-        except ImportError:
-            accelerator = None
+        except ImportError:  # not CPython: the pure-Python fallback
+            accelerator = None  # type: ignore[assignment]  # a module or None, by design
         _default = Codec(accelerator)
     return _default
 

@@ -43,7 +43,8 @@ def take_failure() -> dict[str, str] | None:
     but cannot be read is still a failure worth reporting once."""
     data = load_state(KIND)
     if data is None:
-        if not os.path.lexists(state_path(KIND)):
+        path = state_path(KIND)
+        if path is None or not os.path.lexists(path):
             return None
         data = {"error": UNREADABLE}
     clear_state(KIND)

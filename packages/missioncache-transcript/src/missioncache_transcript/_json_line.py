@@ -77,7 +77,7 @@ def loads(text: str) -> Any:
     if _loads is None:
         try:
             import _json as accelerator
-        except ImportError:
-            accelerator = None
+        except ImportError:  # not CPython: the pure-Python fallback
+            accelerator = None  # type: ignore[assignment]  # a module or None, by design
         _loads = make_loads(accelerator)
     return _loads(text)

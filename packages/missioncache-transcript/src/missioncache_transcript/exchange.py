@@ -41,7 +41,7 @@ def current_exchange(
     if not path:
         return Exchange(None, (), False)
     scan = iter_records_reversed(path, max_bytes, block_size=block_size)
-    newest_first = []
+    newest_first: list[dict[str, object]] = []
     for record in scan:
         if record.get("isSidechain") is True:
             continue
