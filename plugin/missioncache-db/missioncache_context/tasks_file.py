@@ -4,7 +4,8 @@ Items are ``- [ ] N. text`` / ``- [x] N. text`` (``X`` too; ``*``/``+`` bullets;
 for sub-items such as ``  - [ ] 1.2. text``). Items inside fenced code are text. Checking an
 item changes exactly one character; appending inserts whole lines and nothing else.
 
-Lines are read by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Lines are read by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -157,7 +158,9 @@ def mark_done(text: str, selectors: Iterable[object] | int | str) -> MarkResult:
     items = [entry[0] for entry in scanned]
     marks = {entry[0].line: entry[1] for entry in scanned}
     flipped: set[int] = set()
-    matched, unmatched, already_done = [], [], []
+    matched: list[object] = []
+    unmatched: list[object] = []
+    already_done: list[object] = []
     for selector in selectors:
         line, hit = _pick(items, selector, flipped)
         if line is not None:

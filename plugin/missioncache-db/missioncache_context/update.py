@@ -15,7 +15,7 @@ import time
 from collections import namedtuple
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: pathlib and typing cost ms on every hook run
+if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
@@ -151,11 +151,12 @@ def update_file(
             # while we transform. Re-read just before the replace and start over if the
             # bytes moved, so only a save landing between that re-read and the replace
             # can be lost.
+
+            def unchanged(seen: bytes = data) -> bool:
+                return _read_bytes(target) == seen
+
             if atomic_write_bytes(
-                target,
-                bom + after.encode("utf-8"),
-                mode=mode,
-                still_valid=lambda seen=data: _read_bytes(target) == seen,
+                target, bom + after.encode("utf-8"), mode=mode, still_valid=unchanged
             ):
                 return UpdateResult(target, True, before, after)
     raise FileChangedError(target)

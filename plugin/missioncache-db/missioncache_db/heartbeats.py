@@ -20,7 +20,7 @@ from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_db.timefmt import When

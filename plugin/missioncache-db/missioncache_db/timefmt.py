@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from datetime import datetime
     from typing import Union
 

@@ -3,13 +3,14 @@
 Conservative on purpose: a missed heartbeat costs a little time on the clock, while a
 heartbeat for every "y" or slash command inflates it.
 
-Checked by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Checked by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 CONTROL_WORDS = ("exit", "clear", "help", "y", "yes", "n", "no")

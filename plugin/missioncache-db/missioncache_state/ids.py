@@ -4,13 +4,14 @@ Session ids come from hook stdin and terminal ids from the environment; both are
 attacker-controlled as far as the file system is concerned, so anything that does not
 validate is treated as absent rather than "cleaned" into a path.
 
-Checked by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Checked by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

@@ -55,7 +55,7 @@ def rules_dir() -> Path:
     return Path(locations.rules_dir())
 
 
-def is_within(path: Path, root: Path) -> bool:
+def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
     """True when ``path`` (resolved) lies inside ``root`` (resolved): the last guard
     before anything derived from outside input becomes a write."""
     try:

@@ -18,7 +18,7 @@ MARKER = b"<!-- missioncache-plugin:managed"
 MAX_RULE_BYTES = 1_048_576  # a rule file is a page of markdown; anything bigger is not ours
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+if TYPE_CHECKING:
     from typing import Union
 
     StrPath = Union[str, os.PathLike]

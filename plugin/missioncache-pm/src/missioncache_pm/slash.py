@@ -30,7 +30,10 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
 
 import re
 import subprocess
-from typing import Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    from missioncache_db import Task, TaskDB
 
 FILE_LIMIT = 20_000
 _JIRA = re.compile(r"[A-Z][A-Z0-9]+-\d+")
@@ -60,7 +63,7 @@ def file_block(label: str, path: Any) -> List[str]:
     return [*lines, note, ""] if note else [*lines, ""]
 
 
-def _task_for_session(db: Any, sid: Optional[str]) -> Any:
+def _task_for_session(db: TaskDB, sid: Optional[str]) -> Optional[Task]:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
 
