@@ -403,6 +403,7 @@ def json_free_loads():
     yield call
     worker.stdin.close()
     worker.wait(timeout=60)
+    worker.stdout.close()
 
 
 @given(text=texts())
