@@ -423,6 +423,7 @@ value = loads(' {"a": [1, 2.5, null, true, "\\u00e9", NaN]}\n')
 assert repr(value) == "{'a': [1, 2.5, None, True, 'é', nan]}", value
 assert dumps(value, indent=2, sort_keys=True).startswith('{\n  "a": [\n    1,')
 assert dumps(value, ensure_ascii=False, separators=(",", ":")) == '{"a":[1,2.5,null,true,"é",NaN]}'
+print(" ".join(sorted(m for m in sys.argv[1:] if m in sys.modules)) or "none")
 for torn in ("", "   ", '{"type": "assistant", "message": {"content": "hal', "[1, 2"):
     try:
         loads(torn)
@@ -444,7 +445,11 @@ def test_loads_and_dumps_import_neither_json_nor_re():
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["none"]
+    valid, invalid = done.stdout.splitlines()
+    assert valid == "none"  # valid text never imports them, on any Python
+    # Torn text is an error path: there the C scanner of 3.9 and 3.12+ imports json.decoder
+    # to build its exception (3.10 and 3.11 do not; the module docstring says so).
+    assert invalid == "none" or set(invalid.split()) <= {"re", "json", "enum", "functools"}
 
 
 def test_the_accelerator_is_imported_once():

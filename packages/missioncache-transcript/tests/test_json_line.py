@@ -119,6 +119,7 @@ import sys
 from missioncache_transcript._json_line import loads
 record = loads(sys.argv[1])
 assert record["message"]["content"] == [{"type": "text", "text": "hi"}], record
+print(" ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)) or "none")
 for bad in ("", "  ", "[1, 2", "{} x"):
     try:
         loads(bad)
@@ -172,4 +173,8 @@ def test_loads_imports_neither_json_nor_re():
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["none"]
+    valid, invalid = done.stdout.splitlines()
+    assert valid == "none"  # valid text never imports them, on any Python
+    # Invalid text is an error path: there the C scanner of 3.9 and 3.12+ imports
+    # json.decoder to build its exception (3.10 and 3.11 do not).
+    assert invalid == "none" or set(invalid.split()) <= {"re", "json", "enum", "functools"}
