@@ -348,7 +348,3 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
-def slice_from(items: Sequence[Any], start: int) -> list[Any]:
-    return list(items[start:])

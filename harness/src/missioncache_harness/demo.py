@@ -20,7 +20,6 @@ from missioncache_harness.session import Session
 from missioncache_harness.tools import Edit, Text, Write
 from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env, python3
 
-WIDTH = 100
 TASK = "demo-task"
 
 

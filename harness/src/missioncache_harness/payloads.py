@@ -136,12 +136,6 @@ def agent_transcript_path(transcript: str, agent_id: str) -> str:
     return str(path.parent / path.stem / "subagents" / f"agent-{agent_id}.jsonl")
 
 
-def subagent_start(
-    base: dict[str, Any], *, prompt_id: str, agent_id: str, agent_type: str
-) -> dict[str, Any]:
-    return {**base, "prompt_id": prompt_id, "agent_id": agent_id, "agent_type": agent_type}
-
-
 def subagent_stop(
     base: dict[str, Any],
     *,

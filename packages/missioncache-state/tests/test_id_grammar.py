@@ -82,3 +82,19 @@ def test_a_terminal_file_name_is_always_safe(value):
         assert name not in (".", "..")
         assert all(char.isascii() and (char.isalnum() or char in "._-") for char in name)
         assert "/" not in name and "\\" not in name
+
+
+@pytest.mark.parametrize(
+    ("env", "sid"),
+    [
+        ({"CLAUDE_SESSION_ID": "ours", "CLAUDE_CODE_SESSION_ID": "claudes"}, "ours"),
+        ({"CLAUDE_CODE_SESSION_ID": "claudes"}, "claudes"),
+        ({"CLAUDE_SESSION_ID": "../x", "CLAUDE_CODE_SESSION_ID": "claudes"}, "claudes"),
+        ({"CLAUDE_SESSION_ID": "", "CLAUDE_CODE_SESSION_ID": "a b"}, None),
+        ({}, None),
+    ],
+)
+def test_session_id_from_env(env, sid):
+    """One rule for every process that learns its session from the environment: our
+    hand-off first, then Claude Code's own variable; an invalid value counts as absent."""
+    assert ids.session_id_from_env(env) == sid

@@ -16,12 +16,6 @@ HEARTBEAT_BUSY_TIMEOUT = 0.75  # the 2 s wall below ends us; spooling must fit b
 HEARTBEAT_WALL_SECONDS = 2
 
 
-def session_id_from_env() -> str | None:
-    """``CLAUDE_SESSION_ID`` (set by our hook for this command), else Claude Code's own
-    ``CLAUDE_CODE_SESSION_ID``."""
-    return os.environ.get("CLAUDE_SESSION_ID") or os.environ.get("CLAUDE_CODE_SESSION_ID")
-
-
 def arm_hard_wall(seconds: int) -> None:
     """End this process after ``seconds`` whatever it is doing.
 
@@ -50,6 +44,7 @@ def main() -> int:
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
     try:
         from missioncache_db.db import open_if_set_up
+        from missioncache_state.ids import session_id_from_env
 
         db = open_if_set_up(HEARTBEAT_BUSY_TIMEOUT)  # no tasks yet: create nothing
         if db is None:

@@ -45,10 +45,6 @@ def local_minute(epoch: float) -> str:
     return time.strftime(MINUTE_FORMAT, time.localtime(epoch))
 
 
-def now_text() -> str:
-    return local_text(time.time())
-
-
 def local_midnight_epoch(days_ago: int = 0, now: float | None = None) -> float:
     """Epoch of local midnight ``days_ago`` days before today (DST-safe via mktime)."""
     t = time.localtime(time.time() if now is None else now)

@@ -3,15 +3,14 @@
 Binding a session (``<claude>/hooks/state/projects/<session-id>.json``) is what makes the
 hooks, the statusline and later tool calls agree on the task, whatever the cwd: it is the
 first rule of ``find_task_for_cwd``. The session id comes from Claude Code
-(``CLAUDE_CODE_SESSION_ID`` in the environment of MCP servers and ``!`` command lines) and
-is validated before it becomes a file name.
+(``CLAUDE_CODE_SESSION_ID`` in the environment of MCP servers and ``!`` command lines;
+``missioncache_state.ids.session_id_from_env``) and is validated before it becomes a file name.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, List, Optional
 
 from missioncache_pm.errors import PmError
@@ -20,21 +19,8 @@ if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
 
 DB_BUSY_TIMEOUT = 5.0
-SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 _SHOWN_TASKS = 10
 _SHOWN_PENDING = 20
-
-
-def session_from_env(env: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """The calling Claude session's id when valid (Claude Code's own variable first)."""
-    from missioncache_state.ids import session_id_or_none
-
-    env = os.environ if env is None else env
-    for name in SESSION_VARIABLES:
-        sid = session_id_or_none(env.get(name))
-        if sid is not None:
-            return sid
-    return None
 
 
 def checked_session(session_id: Any) -> Optional[str]:
@@ -164,7 +150,9 @@ def find_task_for_directory(directory: Any, session_id: Optional[str] = None) ->
         raise PmError(f"The directory must be an absolute path, not {directory.strip()!r}")
     if not os.path.isdir(path):
         raise PmError(f"There is no directory {path}")
-    sid = checked_session(session_id) or session_from_env()
+    from missioncache_state.ids import session_id_from_env
+
+    sid = checked_session(session_id) or session_id_from_env()
     with open_db() as db:
         task = db.find_task_for_cwd(path, sid)
         if task is None:

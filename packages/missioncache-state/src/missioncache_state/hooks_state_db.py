@@ -58,14 +58,3 @@ def record_term_session(term_session_id: str, session_id: str, timeout: float = 
             )
     finally:
         conn.close()
-
-
-def lookup_term_session(term_session_id: str) -> str | None:
-    conn = connect()
-    try:
-        row = conn.execute(
-            "SELECT session_id FROM term_sessions WHERE term_session_id = ?", (term_session_id,)
-        ).fetchone()
-    finally:
-        conn.close()
-    return row[0] if row else None

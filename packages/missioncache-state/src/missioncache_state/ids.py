@@ -36,6 +36,27 @@ def session_id_or_none(value: Any) -> str | None:
     return value if is_valid_session_id(value) else None
 
 
+SESSION_VARIABLES = ("CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+
+
+def session_id_from_env(env: Any = None) -> str | None:
+    """The Claude session id a process outside a hook's stdin works for, when valid.
+
+    ``CLAUDE_SESSION_ID`` first: MissionCache's own hand-off (the UserPromptSubmit hook sets
+    it to the validated stdin id for its heartbeat child; a person running a command by hand
+    may set it). Else Claude Code's ``CLAUDE_CODE_SESSION_ID``, which it gives hooks, MCP
+    servers and ``!`` command lines. An invalid value counts as absent (data model section 6).
+    """
+    import os
+
+    env = os.environ if env is None else env
+    for name in SESSION_VARIABLES:
+        sid = session_id_or_none(env.get(name))
+        if sid is not None:
+            return sid
+    return None
+
+
 def terminal_file_name(value: Any) -> str | None:
     """Map a terminal id (iTerm2's ``w0t1p0:UUID``, Windows Terminal's GUID) to a safe
     file name: every character outside ``[A-Za-z0-9._-]`` becomes ``-``, capped at 128;

@@ -63,6 +63,12 @@ def file_block(label: str, path: Any) -> List[str]:
     return [*lines, note, ""] if note else [*lines, ""]
 
 
+def _session_from_env() -> Optional[str]:
+    from missioncache_state.ids import session_id_from_env
+
+    return session_id_from_env()
+
+
 def _task_for_session(db: TaskDB, sid: Optional[str]) -> Optional[Task]:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
@@ -71,7 +77,7 @@ def cmd_load(words: List[str]) -> List[str]:
     from missioncache_pm import taskinfo
     from missioncache_pm.pending import take_precompact_error
 
-    sid = taskinfo.session_from_env()
+    sid = _session_from_env()
     name = " ".join(words).strip()
     with taskinfo.open_db() as db:
         task = taskinfo.task_named(db, name) if name else _task_for_session(db, sid)
@@ -93,7 +99,7 @@ def cmd_load(words: List[str]) -> List[str]:
 def cmd_save(words: List[str]) -> List[str]:
     from missioncache_pm import taskinfo
 
-    sid = taskinfo.session_from_env()
+    sid = _session_from_env()
     with taskinfo.open_db() as db:
         task = _task_for_session(db, sid)
         if task is None:
@@ -151,7 +157,7 @@ def cmd_new(words: List[str]) -> List[str]:
     if not name:
         return ["MISSIONCACHE: no task name given. Usage: /missioncache:new <name> [JIRA-KEY]."]
     repo = repository_dir(os.getcwd())
-    text = taskinfo.create_task(name, repo, jira, taskinfo.session_from_env())
+    text = taskinfo.create_task(name, repo, jira, _session_from_env())
     out = [f"MISSIONCACHE: {text.splitlines()[0]}"]
     if derived:
         out.append(f"(The name {name!r} was derived from what was typed.)")
