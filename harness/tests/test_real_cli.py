@@ -12,7 +12,6 @@ import json
 import shutil
 import stat
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from missioncache_harness.claude_cli import (
     turn_args,
 )
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
+from missioncache_harness.polling import poll_until
 
 PROBE_PLUGIN = Path(__file__).parent / "probe_plugin"
 COMMON_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name"}
@@ -395,10 +395,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     with pytest.raises(ClaudeRunError, match="timed out"):
         run.check()
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 10
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child)
+    assert poll_until(lambda: not _alive(child), timeout=10)
 
 
 def _alive(pid: int) -> bool:
