@@ -1,9 +1,15 @@
 import os
+from pathlib import Path
 
 import pytest
 
-from missioncache_state.paths import rules_dir
+from missioncache_state import locations
 from missioncache_state.rules import MARKER, install_bundled_rules
+
+
+def rules_dir() -> Path:
+    return Path(locations.rules_dir())
+
 
 MANAGED = MARKER + b" -- installed by the plugin -->\n# Rule\n"
 

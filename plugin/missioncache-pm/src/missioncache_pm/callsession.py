@@ -41,9 +41,9 @@ def tool_use_id(meta: Any) -> Optional[str]:
 
 def transcript_folder(project_dir: str) -> Path:
     """``<claude>/projects/<project dir with every non-alphanumeric character as '-'>``."""
-    from missioncache_state.paths import claude_dir
+    from missioncache_state.locations import claude_dir
 
-    return claude_dir() / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project_dir)
+    return Path(claude_dir()) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project_dir)
 
 
 def _recent(folder: Path) -> List[Path]:

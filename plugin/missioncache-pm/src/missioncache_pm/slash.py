@@ -128,7 +128,7 @@ def split_new_args(words: Sequence[str]) -> tuple:
 def repository_dir(cwd: str) -> Optional[str]:
     """The git work tree containing ``cwd`` (else ``cwd``); None for the home directory,
     the file-system root or the data root, where tying a task would catch everything."""
-    from missioncache_state.paths import data_root, is_within
+    from missioncache_state.locations import data_root, is_within
 
     top = cwd
     try:
