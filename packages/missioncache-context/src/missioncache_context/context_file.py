@@ -21,7 +21,6 @@ from .numbers import (
     ASCII_DIGITS,
     ASCII_LETTERS,
     ascii_lower,
-    is_ascii_digits,
     normalize_number,
     number_ends,
 )
@@ -190,7 +189,8 @@ def _date_prefix(title: str) -> str | None:
 
 
 def _decimals(text: str, start: int, count: int) -> bool:
-    return len(text) >= start + count and is_ascii_digits(text[start : start + count])
+    chunk = text[start : start + count]
+    return len(chunk) == count and chunk.isdigit() and chunk.isascii()
 
 
 def add_recent_change(text: str, body: str | Sequence[str], *, when: object = None) -> str:

@@ -20,12 +20,7 @@ _TO_ASCII_LOWER = str.maketrans(ASCII_UPPER, ASCII_UPPER.lower())
 def ascii_lower(text: str) -> str:
     """``text`` with A-Z lowered and every other character kept: keywords compare in this
     form, so ``TASK`` is ``task`` while the long s or the Kelvin sign stay what they are."""
-    return text.translate(_TO_ASCII_LOWER)
-
-
-def is_ascii_digits(text: str) -> bool:
-    """True for a non-empty run of ``0``-``9`` only."""
-    return text.isascii() and text.isdigit()
+    return text.lower() if text.isascii() else text.translate(_TO_ASCII_LOWER)
 
 
 def number_ends(text: str, start: int, letters: str = ASCII_LETTERS) -> list[int]:
