@@ -12,7 +12,6 @@ import json
 import shutil
 import stat
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from missioncache_harness.claude_cli import (
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
 from missioncache_harness.locate import repo_root
 from missioncache_harness.payloads import cwd_key
+from missioncache_harness.polling import poll_until
 
 COMMON_FIELDS = {"session_id", "transcript_path", "cwd", "hook_event_name"}
 SUMMARY = "<analysis>\nprobe analysis\n</analysis>\n<summary>\nPROBE-SUMMARY\n</summary>"
@@ -393,10 +393,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path) -> None:
     with pytest.raises(ClaudeRunError, match="timed out"):
         run.check()
     child = int(pid_file.read_text())
-    deadline = time.monotonic() + 10
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child)
+    assert poll_until(lambda: not _alive(child), timeout=10)
 
 
 def _alive(pid: int) -> bool:

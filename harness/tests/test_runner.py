@@ -9,6 +9,7 @@ import time
 import pytest
 
 from missioncache_harness.plugin import load_plugin
+from missioncache_harness.polling import poll_until
 from missioncache_harness.probes import read_log, write_plugin
 from missioncache_harness.runner import run_event
 
@@ -179,10 +180,9 @@ def test_timeout_terms_the_whole_group_and_discards_output(sim):
     assert time.monotonic() - started < 3
     assert run.stdout == ""
     child = read_log(root)[0]["child_pid"]
-    deadline = time.monotonic() + 2
-    while _alive(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(child), "the hook's child survived the group SIGTERM"
+    assert poll_until(lambda: not _alive(child), timeout=2), (
+        "the hook's child survived the group SIGTERM"
+    )
 
 
 @pytest.mark.slow
@@ -211,10 +211,7 @@ def test_term_ignoring_grandchild_is_killed_after_the_grace(sim):
     (run,) = _run(sim, root, "Stop")
     assert run.timed_out
     pid = int((root / "pid").read_text())
-    deadline = time.monotonic() + 3
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    assert poll_until(lambda: not _alive(pid), timeout=3)
 
 
 @pytest.mark.slow

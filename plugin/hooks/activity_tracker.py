@@ -27,8 +27,7 @@ import os
 import sys
 import time
 
-# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
-# importing pathlib costs milliseconds on every prompt, for nothing we need here.
+# Bundled libraries for marketplace installs (no pip install step).
 _BUNDLED_MISSIONCACHE_DB = os.path.join(
     os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
 )

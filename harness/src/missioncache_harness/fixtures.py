@@ -10,6 +10,8 @@ the plugin's bundled library running as a process, exactly as a user's machine w
 - ``tracked_repo``: a project directory (no git) for a task to be tied to.
 - ``mc_task``: a task named ``demo-task`` tied to ``tracked_repo``, created through the plugin.
 - Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
+- ``MISSIONCACHE_HOOK_PYTHON=/path/to/python3.9``: hooks and bare ``python3`` children run
+  under that interpreter (a ``python3`` link put first on PATH), the tests themselves do not.
 - hook tests (``hook_fixtures``): ``hook`` runs the script a package names with ``hook_script``;
   ``query``/``execute`` reach tasks.db directly; ``mc_cli`` runs the bundled command.
 """
@@ -37,12 +39,20 @@ from missioncache_harness.workspace import (
     build_plugin,
     create_task,
     make_env,
+    put_hook_python_first,
 )
 
 __all__ = ["McEnv", "McTask", "built_plugin", "mc_env", "mc_task", "tracked_repo"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    import shutil
+    import tempfile
+
+    # The built plugin runs under $MISSIONCACHE_HOOK_PYTHON when set (docs/testing.md).
+    shim_dir = Path(tempfile.mkdtemp(prefix="mc-hook-python-"))
+    config.add_cleanup(lambda: shutil.rmtree(shim_dir, ignore_errors=True))
+    put_hook_python_first(shim_dir)
     try:
         from missioncache_harness.hypothesis_profiles import register
 

@@ -152,4 +152,4 @@ def python_with_plugin(built_plugin, mc_env):
     for proc in started:
         if proc.poll() is None:
             proc.kill()
-            proc.wait()
+        proc.communicate()  # waits and closes the stdout pipe

@@ -1,7 +1,7 @@
 """Load a plugin directory the way Claude Code does, and say what it would reject or ignore.
 
 WHY: most hooks.json mistakes are not errors for Claude Code: the bad entry is dropped with a
-warning and the session runs without it (contract section 5, the `claude plugin validate` table).
+warning and the session runs without it (contract section 5, `claude plugin validate`).
 A test that loads hooks leniently would pass while the real CLI silently skips the hook, so the
 loader keeps exactly what Claude Code keeps and lists everything else as a `Problem`;
 `strict_check` turns every problem, warnings included, into a failure for our own CI. The

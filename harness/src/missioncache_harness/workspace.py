@@ -78,9 +78,36 @@ def build_plugin(out: Path) -> Path:
     return out
 
 
+HOOK_PYTHON_VARIABLE = "MISSIONCACHE_HOOK_PYTHON"
+
+
 def python3() -> str:
     """The interpreter hooks get (``python3`` on PATH), as Claude Code would run them."""
     return shutil.which("python3") or sys.executable
+
+
+def put_hook_python_first(shim_dir: Path, environ: dict[str, str] | None = None) -> str | None:
+    """Make ``python3`` mean ``$MISSIONCACHE_HOOK_PYTHON`` for every process started later.
+
+    WHY: the hooks promise Python 3.9 and newer, while the tests themselves run on the
+    workspace's interpreter. Hooks are ``python3 -S ...`` commands resolved on PATH (by the
+    simulator, the real CLI and ``python3()`` alike), so a ``python3`` link to the chosen
+    interpreter at the front of PATH runs the built plugin under it everywhere. Returns the
+    interpreter, or None when the variable is unset.
+    """
+    environ = os.environ if environ is None else environ
+    chosen = environ.get(HOOK_PYTHON_VARIABLE, "")
+    if not chosen:
+        return None
+    target = shutil.which(chosen) or chosen
+    if not os.access(target, os.X_OK):
+        raise FileNotFoundError(f"{HOOK_PYTHON_VARIABLE}={chosen} is not an executable")
+    shim_dir.mkdir(parents=True, exist_ok=True)
+    link = shim_dir / "python3"
+    if not link.exists():
+        link.symlink_to(target)
+    environ["PATH"] = os.pathsep.join([str(shim_dir), environ.get("PATH", os.defpath)])
+    return target
 
 
 def create_task(plugin: Path, env: McEnv, name: str, repo: Path | None = None) -> McTask:

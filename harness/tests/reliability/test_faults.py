@@ -135,7 +135,7 @@ def test_databases_locked_for_ten_seconds(scene, strict_plugin, built_plugin):
         assert "saved a pre-compaction snapshot" in pre.stdout("pre_compact.py")
     finally:
         for holder in holders:
-            holder.wait(timeout=30)
+            holder.communicate(timeout=30)  # waits and closes its stdout pipe
     assert spooled(scene) == 0
     assert heartbeats(scene) == before + 1  # the spooled heartbeat counted exactly once
     assert context_grew_only_by_entries(context_before, scene.context.read_text("utf-8")) is None

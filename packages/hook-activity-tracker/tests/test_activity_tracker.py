@@ -13,6 +13,7 @@ import time
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN, HOSTILE_SESSION_IDS, mistyped
+from missioncache_harness.children import wait_heartbeat_children
 from missioncache_harness.polling import poll_until
 
 SID = "sess-a"
@@ -136,10 +137,10 @@ def test_corrupt_database_is_silent(hook, mc_env, mc_task):
 
 def test_nothing_is_created_before_the_user_has_a_task(prompt, mc_env, tracked_repo):
     """Installed but never set up: prompts leave no data root and no database behind
-    (checked after the time a detached heartbeat child would need)."""
+    (checked once the detached heartbeat child has exited)."""
     done = prompt("first prompt on a fresh install", cwd=tracked_repo)
     assert done.silent()
-    time.sleep(1.0)
+    assert wait_heartbeat_children(mc_env.data_root)
     assert list(mc_env.data_root.iterdir()) == []
 
 

@@ -9,12 +9,12 @@ digest of the context file (with that entry) reaches the model.
 from __future__ import annotations
 
 import sqlite3
-import time
 
 import pytest
 
 from missioncache_harness.claude_cli import requires_claude, run_compact, run_turn
 from missioncache_harness.fake_api import FakeAnthropicAPI
+from missioncache_harness.polling import poll_until
 
 
 def heartbeat_sessions(db_path):
@@ -46,10 +46,8 @@ def test_banner_reaches_the_model_and_a_heartbeat_is_recorded(
         shown = [a.get("content") for a in run.attachments("hook_system_message")]
         assert "MissionCache: tracking demo-task (0s invested: Claude 0s, you 0s)" in shown
 
-        deadline = time.monotonic() + 20
-        while sid not in heartbeat_sessions(mc_env.data_root / "tasks.db"):
-            assert time.monotonic() < deadline, "no heartbeat recorded"
-            time.sleep(0.1)
+        recorded = poll_until(lambda: sid in heartbeat_sessions(mc_env.data_root / "tasks.db"))
+        assert recorded, "no heartbeat recorded"
 
         run_compact(sid, fake_api=api, **common).check()
         (compaction,) = api.compaction_requests()

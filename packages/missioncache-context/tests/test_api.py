@@ -7,6 +7,7 @@ import pytest
 
 import missioncache_context
 from missioncache_harness.import_cost import heavy_from, measuring
+from missioncache_harness.workspace import python3
 
 
 def test_every_export_resolves():
@@ -62,7 +63,7 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
     ]
     env = {"PYTHONPATH": os.pathsep.join(source), "PATH": os.defpath}
     done = subprocess.run(
-        [sys.executable, "-S", "-c", measuring(code), str(context), str(tasks)],
+        [python3(), "-S", "-c", measuring(code), str(context), str(tasks)],
         env=env,
         capture_output=True,
         text=True,

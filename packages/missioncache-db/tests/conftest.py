@@ -1,9 +1,10 @@
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from missioncache_harness.workspace import python3
 
 PACKAGES = Path(__file__).resolve().parents[2]
 PYTHONPATH = os.pathsep.join(
@@ -64,7 +65,7 @@ def python(child_env):
 
     def run(code, *args, cwd=None, env=None, timeout=60):
         return subprocess.run(
-            [sys.executable, "-S", "-c", code, *args],
+            [python3(), "-S", "-c", code, *args],
             cwd=cwd,
             env={**child_env, **(env or {})},
             capture_output=True,
@@ -81,7 +82,7 @@ def cli(child_env):
 
     def run(*args, cwd=None, env=None, timeout=60):
         return subprocess.run(
-            [sys.executable, "-S", "-m", "missioncache_db", *args],
+            [python3(), "-S", "-m", "missioncache_db", *args],
             cwd=cwd,
             env={**child_env, **(env or {})},
             capture_output=True,
@@ -95,7 +96,7 @@ def cli(child_env):
 def spawn(child_env, code, *args, **kwargs):
     """Start a bare interpreter running ``code`` (for tests that need processes at once)."""
     return subprocess.Popen(
-        [sys.executable, "-S", "-c", code, *map(str, args)],
+        [python3(), "-S", "-c", code, *map(str, args)],
         env=child_env,
         text=True,
         **kwargs,

@@ -2,9 +2,15 @@
 
 import subprocess
 import time
+from pathlib import Path
 
 from missioncache_db import TaskDB
-from missioncache_state.paths import heartbeat_spool_dir
+from missioncache_state import locations
+
+
+def heartbeat_spool_dir() -> Path:
+    return Path(locations.heartbeat_spool_dir())
+
 
 T0 = 1_700_000_000
 

@@ -11,7 +11,12 @@ import pytest
 
 from missioncache_db import TaskDB, format_duration, write_session_binding
 from missioncache_db.sessions import period_start
-from missioncache_state.paths import heartbeat_spool_dir
+from missioncache_state import locations
+
+
+def heartbeat_spool_dir() -> Path:
+    return Path(locations.heartbeat_spool_dir())
+
 
 T0 = 1_700_000_000  # explicit timestamps: tests never depend on the clock
 IDLE, TAIL = 300, 120

@@ -1,12 +1,18 @@
 """Which task is this session on? Every rule of data model §4."""
 
 import os
+from pathlib import Path
 
 import pytest
 
 from missioncache_db import read_session_binding, write_session_binding
+from missioncache_state import locations
 from missioncache_state.atomic import write_json_atomic
-from missioncache_state.paths import projects_dir
+
+
+def projects_dir() -> Path:
+    return Path(locations.projects_dir())
+
 
 SID = "sess-1"
 

@@ -5,10 +5,10 @@ milliseconds of a ~12 ms interpreter start."""
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from missioncache_harness.import_cost import heavy_from, measuring
+from missioncache_harness.workspace import python3
 
 PACKAGES = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
     env = {"PYTHONPATH": os.pathsep.join(source), "PATH": os.defpath}
     payload = {"session_id": "s1", "cwd": str(tmp_path), "prompt": "fix the parser"}
     done = subprocess.run(
-        [sys.executable, "-S", "-c", measuring(CODE)],
+        [python3(), "-S", "-c", measuring(CODE)],
         input=json.dumps(payload),
         env=env,
         capture_output=True,

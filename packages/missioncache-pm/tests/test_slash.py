@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from missioncache_harness.workspace import python3
+
 SLASH = Path(__file__).resolve().parents[1] / "src" / "missioncache_pm" / "slash.py"
 
 
@@ -223,13 +225,13 @@ def test_the_built_plugin_runs_on_a_bare_python_with_its_bundled_libraries(
 ):
     """``python -I -S``: no site-packages, no PYTHONPATH, only the plugin's own copy."""
     script = built_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
-    out = run_slash(world, "load", "demo", script=script, python=(sys.executable, "-I", "-S"))
+    out = run_slash(world, "load", "demo", script=script, python=(python3(), "-I", "-S"))
     assert out.startswith("MISSIONCACHE: loaded task demo.")
     assert world.binding()["taskId"] == demo.id
 
 
 def test_without_any_libraries_the_helper_still_exits_zero(world):
-    out = run_slash(world, "load", "demo", python=(sys.executable, "-I", "-S"))
+    out = run_slash(world, "load", "demo", python=(python3(), "-I", "-S"))
     assert out.startswith("MISSIONCACHE ERROR: ")
     assert "\n" not in out.rstrip("\n")
 

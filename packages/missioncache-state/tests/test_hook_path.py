@@ -7,13 +7,13 @@ imports) alone costs 4 to 8 ms of a ~12 ms start, ``typing`` and ``tempfile`` a 
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from missioncache_harness.import_cost import heavy_from, measuring
-from missioncache_state import bindings, locations, lock, paths, statefile, terminal
+from missioncache_harness.workspace import python3
+from missioncache_state import bindings, locations, lock, statefile, terminal
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -40,7 +40,7 @@ def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     env["PYTHONPATH"] = str(SRC)
     done = subprocess.run(
         [
-            sys.executable,
+            python3(),
             "-S",
             "-c",
             measuring(HOOK_PATH, "import os, sqlite3, sys"),
@@ -59,24 +59,26 @@ def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     assert (claude / "hooks" / "state" / "term-sessions" / "w0t0p0-abc").is_file()
 
 
-NAMES = (
-    "data_root",
-    "claude_dir",
-    "tasks_db_path",
-    "heartbeat_spool_dir",
-    "state_dir",
-    "projects_dir",
-    "term_sessions_dir",
-    "hooks_state_db_path",
-    "rules_dir",
-)
+WHERE = {  # data model section 1: (root, relative path)
+    "data_root": ("data", ""),
+    "tasks_db_path": ("data", "tasks.db"),
+    "heartbeat_spool_dir": ("data", "spool"),
+    "claude_dir": ("claude", ""),
+    "state_dir": ("claude", "hooks/state"),
+    "projects_dir": ("claude", "hooks/state/projects"),
+    "term_sessions_dir": ("claude", "hooks/state/term-sessions"),
+    "hooks_state_db_path": ("claude", "hooks-state.db"),
+    "rules_dir": ("claude", "rules"),
+}
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_locations_are_the_paths_as_strings(roots, name):
+@pytest.mark.parametrize("name", sorted(WHERE))
+def test_locations_are_strings_under_their_root(roots, name):
+    data, claude = roots
+    root, relative = WHERE[name]
     text = getattr(locations, name)()
     assert isinstance(text, str)
-    assert Path(text) == getattr(paths, name)()
+    assert Path(text) == ({"data": data, "claude": claude}[root] / relative)
 
 
 @pytest.mark.parametrize("name", ["data_root", "claude_dir"])
@@ -86,7 +88,6 @@ def test_locations_default_under_home(monkeypatch, tmp_path, name):
     monkeypatch.setenv("HOME", str(tmp_path))
     expected = {"data_root": ".missioncache", "claude_dir": ".claude"}[name]
     assert getattr(locations, name)() == str(tmp_path / expected)
-    assert getattr(paths, name)() == tmp_path / expected
 
 
 def test_hook_path_file_names(roots):

@@ -16,7 +16,6 @@ import marshal
 import os
 import platform
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,6 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from missioncache_harness.workspace import python3
 from missioncache_state import json_codec
 from missioncache_state.json_codec import Codec, default_codec, dumps, loads
 
@@ -386,7 +386,7 @@ def json_free_loads():
     scanner cannot build a JSONDecodeError (3.10/3.11: no exception at all; 3.9 and 3.12+:
     it imports json.decoder), an error path this process never takes."""
     worker = subprocess.Popen(
-        [sys.executable, "-S", "-c", WORKER],
+        [python3(), "-S", "-c", WORKER],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=clean_env(),
@@ -403,6 +403,7 @@ def json_free_loads():
     yield call
     worker.stdin.close()
     worker.wait(timeout=60)
+    worker.stdout.close()
 
 
 @given(text=texts())
@@ -422,6 +423,7 @@ value = loads(' {"a": [1, 2.5, null, true, "\\u00e9", NaN]}\n')
 assert repr(value) == "{'a': [1, 2.5, None, True, 'é', nan]}", value
 assert dumps(value, indent=2, sort_keys=True).startswith('{\n  "a": [\n    1,')
 assert dumps(value, ensure_ascii=False, separators=(",", ":")) == '{"a":[1,2.5,null,true,"é",NaN]}'
+print(" ".join(sorted(m for m in sys.argv[1:] if m in sys.modules)) or "none")
 for torn in ("", "   ", '{"type": "assistant", "message": {"content": "hal', "[1, 2"):
     try:
         loads(torn)
@@ -436,14 +438,18 @@ print(" ".join(sorted(m for m in sys.argv[1:] if m in sys.modules)) or "none")
 def test_loads_and_dumps_import_neither_json_nor_re():
     heavy = ("re", "json", "enum", "functools", "typing")
     done = subprocess.run(
-        [sys.executable, "-S", "-c", IMPORTS, *heavy],
+        [python3(), "-S", "-c", IMPORTS, *heavy],
         env=clean_env(),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["none"]
+    valid, invalid = done.stdout.splitlines()
+    assert valid == "none"  # valid text never imports them, on any Python
+    # Torn text is an error path: there the C scanner of 3.9 and 3.12+ imports json.decoder
+    # to build its exception (3.10 and 3.11 do not; the module docstring says so).
+    assert invalid == "none" or set(invalid.split()) <= {"re", "json", "enum", "functools"}
 
 
 def test_the_accelerator_is_imported_once():

@@ -2,14 +2,14 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_state import ids, paths
+from missioncache_state import ids, locations
 
 
 def test_overrides_are_read_at_call_time(monkeypatch, tmp_path):
     monkeypatch.setenv("MISSIONCACHE_ROOT", str(tmp_path / "a"))
-    assert paths.data_root() == tmp_path / "a"
+    assert locations.data_root() == str(tmp_path / "a")
     monkeypatch.setenv("MISSIONCACHE_ROOT", str(tmp_path / "b"))
-    assert paths.tasks_db_path() == tmp_path / "b" / "tasks.db"
+    assert locations.tasks_db_path() == str(tmp_path / "b" / "tasks.db")
 
 
 @pytest.mark.parametrize("value", ["", "relative/dir"])
@@ -17,9 +17,11 @@ def test_empty_or_relative_override_falls_back_to_home(monkeypatch, tmp_path, va
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("MISSIONCACHE_ROOT", value)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", value)
-    assert paths.data_root() == Path(tmp_path) / ".missioncache"
-    assert paths.claude_dir() == Path(tmp_path) / ".claude"
-    assert paths.projects_dir() == Path(tmp_path) / ".claude" / "hooks" / "state" / "projects"
+    assert locations.data_root() == str(Path(tmp_path) / ".missioncache")
+    assert locations.claude_dir() == str(Path(tmp_path) / ".claude")
+    assert locations.projects_dir() == str(
+        Path(tmp_path) / ".claude" / "hooks" / "state" / "projects"
+    )
 
 
 @pytest.mark.parametrize(
@@ -78,5 +80,10 @@ def test_terminal_id_prefers_iterm_then_windows_terminal():
 
 
 def test_is_within(tmp_path):
-    assert paths.is_within(tmp_path / "a" / "b", tmp_path)
-    assert not paths.is_within(tmp_path / ".." / "x", tmp_path)
+    assert locations.is_within(tmp_path / "a" / "b", tmp_path)
+    assert locations.is_within(str(tmp_path), str(tmp_path))
+    assert not locations.is_within(tmp_path / ".." / "x", tmp_path)
+    assert not locations.is_within(str(tmp_path) + "-sibling", tmp_path)  # not a prefix test
+    (tmp_path / "inside").mkdir()
+    (tmp_path / "inside" / "out").symlink_to(tmp_path.parent)
+    assert not locations.is_within(tmp_path / "inside" / "out" / "x", tmp_path)

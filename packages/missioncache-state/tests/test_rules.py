@@ -5,11 +5,17 @@ the plugin is uninstalled; MissionCache now installs nothing there and cleans up
 
 import os
 import threading
+from pathlib import Path
 
 import pytest
 
-from missioncache_state.paths import rules_dir
+from missioncache_state import locations
 from missioncache_state.rules import MARKER, remove_legacy_rules
+
+
+def rules_dir() -> Path:
+    return Path(locations.rules_dir())
+
 
 MANAGED = MARKER + b" -- installed by the MissionCache plugin -->\n# MissionCache task tracking\n"
 

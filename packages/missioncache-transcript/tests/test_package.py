@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from missioncache_harness.import_cost import heavy_from, measuring
+from missioncache_harness.workspace import python3
 
 
 def test_import_is_lazy_and_reexports_work():
@@ -41,7 +42,7 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
     )
     env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "PATH": os.defpath}
     result = subprocess.run(
-        [sys.executable, "-S", "-c", measuring(code), str(transcript)],
+        [python3(), "-S", "-c", measuring(code), str(transcript)],
         env=env,
         capture_output=True,
         text=True,

@@ -3,9 +3,9 @@
 (The module is not called ``digest`` so that ``missioncache_context.digest`` is always the
 function, whatever was imported first.)
 
-Hooks inject this into Claude's context (SessionStart, get_context_digest), where every
-character costs, so the digest has a hard length limit. When both parts do not fit, each
-keeps a fair share (a short part lends its unused share to the other) and is cut at a line
+SessionStart injects this into Claude's context (after a compaction, a resume or a clear),
+where every character costs, so the digest has a hard length limit. When both parts do not
+fit, each keeps a fair share (a short part lends its unused share to the other) and is cut at a line
 or word boundary with a visible marker, so a reader knows there is more in the file.
 """
 

@@ -8,7 +8,8 @@ whatever we did not mean to touch is not touched.
 Only ``\\n`` ends a line (a ``\\r`` before it belongs to the ending). Lines we add use the
 file's dominant ending, so CRLF files stay CRLF.
 
-Headings are read by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Headings are read by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations

@@ -3,15 +3,24 @@
 Numbers are compared as normalised strings, never as floats: ``3`` and ``3.1`` are different
 tasks, and ``3.10`` is not ``3.1``.
 
-The grammar is read by hand rather than with ``re``: importing ``re`` (with ``enum`` and
-``functools``) costs every hook milliseconds. A number is one or more segments joined by
-dots; a segment is decimal digits (``str.isdecimal``, as regex ``\\d``) plus an optional
-single letter.
+The grammar (data model section 10.3): a number is one or more segments joined by dots; a
+segment is one or more ASCII digits plus an optional single ASCII letter. Other scripts'
+digits are ordinary characters. Also here: the ASCII helpers every grammar of this package
+uses (data model section 10: ASCII digits, keywords that ignore ASCII case only).
 """
 
 from __future__ import annotations
 
-ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+ASCII_LETTERS = ASCII_UPPER + ASCII_UPPER.lower()
+ASCII_DIGITS = "0123456789"
+_TO_ASCII_LOWER = str.maketrans(ASCII_UPPER, ASCII_UPPER.lower())
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with A-Z lowered and every other character kept: keywords compare in this
+    form, so ``TASK`` is ``task`` while the long s or the Kelvin sign stay what they are."""
+    return text.lower() if text.isascii() else text.translate(_TO_ASCII_LOWER)
 
 
 def number_ends(text: str, start: int, letters: str = ASCII_LETTERS) -> list[int]:
@@ -25,7 +34,7 @@ def number_ends(text: str, start: int, letters: str = ASCII_LETTERS) -> list[int
     pos = start
     while True:
         end = pos
-        while end < len(text) and text[end].isdecimal():
+        while end < len(text) and text[end] in ASCII_DIGITS:
             end += 1
         if end == pos:
             return ends

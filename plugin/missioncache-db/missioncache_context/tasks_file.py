@@ -4,7 +4,8 @@ Items are ``- [ ] N. text`` / ``- [x] N. text`` (``X`` too; ``*``/``+`` bullets;
 for sub-items such as ``  - [ ] 1.2. text``). Items inside fenced code are text. Checking an
 item changes exactly one character; appending inserts whole lines and nothing else.
 
-Lines are read by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Lines are read by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 from .document import Doc
-from .numbers import normalize_number, number_ends, top_level_integer
+from .numbers import ASCII_DIGITS, normalize_number, number_ends, top_level_integer
 
 _BULLETS = ("-", "*", "+")
 _BOXES = ("[ ]", "[x]", "[X]")
+_DIGITS = tuple(ASCII_DIGITS)  # a tuple: "" is in every string, never in a tuple
 
 
 class TaskItem(namedtuple("TaskItem", "number text done line")):
@@ -71,12 +73,12 @@ def _parse_item(content: str) -> tuple[str, str, int, str | None, str] | None:
 
 
 def _starts_list(content: str) -> bool:
-    """True when ``content`` starts a list item: a bullet, or digits and ``.``/``)``,
+    """True when ``content`` starts a list item: a bullet, or ASCII digits and ``.``/``)``,
     followed by a space, a tab or the end of the line."""
     if content[:1] in _BULLETS:
         return _blank_or_end(content, 1)
     end = 0
-    while content[end : end + 1].isdecimal():
+    while content[end : end + 1] in _DIGITS:
         end += 1
     return end > 0 and content[end : end + 1] in (".", ")") and _blank_or_end(content, end + 1)
 
@@ -178,7 +180,10 @@ def mark_done(text: str, selectors: Iterable[object] | int | str) -> MarkResult:
     index = _Index([entry[0] for entry in scanned])
     marks = {entry[0].line: entry[1] for entry in scanned}
     flipped: set[int] = set()
-    matched, unmatched, already_done, changed = [], [], [], []
+    matched: list[object] = []
+    unmatched: list[object] = []
+    already_done: list[object] = []
+    changed: list[tuple[object, TaskItem]] = []
     for selector in selectors:
         item, hit = _pick(index, selector, flipped)
         if item is not None:

@@ -15,7 +15,7 @@ import time
 from collections import namedtuple
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: pathlib and typing cost ms on every hook run
+if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 

@@ -178,7 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    def add(name: str, func: Callable[[argparse.Namespace], int], text: str):
+    def add(
+        name: str, func: Callable[[argparse.Namespace], int], text: str
+    ) -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=text, description=text)
         command.set_defaults(func=func)
         return command

@@ -16,7 +16,7 @@ from missioncache_db.spool import spool_folder_for
 from missioncache_state.locations import tasks_db_path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
     from typing import Any

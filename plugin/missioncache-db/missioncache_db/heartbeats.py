@@ -22,7 +22,7 @@ from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_db.timefmt import When
@@ -44,7 +44,7 @@ KINDS = ("prompt", "synthetic")
 
 
 def new_record(
-    task_id: int,
+    task_id: int | None,
     session_id: Any,
     context: Any = None,
     when: When = None,

@@ -150,7 +150,7 @@ def time_split(
     now = time.time() if now is None else now
     since = period_start(period, now)
     idle, tail = read_config(conn)
-    where, params = "task_id = ? AND epoch IS NOT NULL", [task_id]
+    where, params = "task_id = ? AND epoch IS NOT NULL", [float(task_id)]
     if since is not None:  # earlier turns can reach into the period, up to a margin
         where += " AND epoch >= ?"
         params.append(since - _PERIOD_MARGIN - idle - tail)

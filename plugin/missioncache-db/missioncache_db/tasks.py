@@ -15,7 +15,7 @@ from missioncache_db.schema import write_transaction
 from missioncache_db.timefmt import local_minute, local_text
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Iterable
 
 TASK_SELECT = (
@@ -127,6 +127,7 @@ def create_task(
             "created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?)",
             (repo_id, name, full_path, parent_id, jira_key, stamp, stamp),
         )
+        assert cursor.lastrowid is not None  # an INSERT that succeeded has a row id
         task = get_task(conn, cursor.lastrowid)
         assert task is not None
         create_task_files(task.directory, name, local_minute(now), jira_key, repo_path)

@@ -19,7 +19,7 @@ import time
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 TURN_END = "turn_end"  # the ``type`` of a spooled turn-end record (heartbeats have none)

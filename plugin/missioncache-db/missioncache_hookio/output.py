@@ -11,7 +11,7 @@ import os
 import sys
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, Callable
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 
@@ -56,7 +56,9 @@ def _inheritable_fds() -> list[int]:
 def _posix_spawn(argv: list[str], cwd: str, env: dict[str, str]) -> int:
     """posix_spawn has no working-directory option (before glibc's ``_np`` extension),
     so the parent steps into ``cwd`` around the call and back out."""
-    actions = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    actions: list[tuple[object, ...]] = [
+        (os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)
+    ]
     actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds()]
     previous = os.getcwd()
     os.chdir(cwd)

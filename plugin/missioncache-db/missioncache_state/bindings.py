@@ -15,7 +15,7 @@ from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import projects_dir
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 

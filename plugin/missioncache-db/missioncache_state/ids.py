@@ -4,13 +4,14 @@ Session ids come from hook stdin and terminal ids from the environment; both are
 attacker-controlled as far as the file system is concerned, so anything that does not
 validate is treated as absent rather than "cleaned" into a path.
 
-Checked by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Checked by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -33,6 +34,27 @@ def is_valid_session_id(value: Any) -> bool:
 def session_id_or_none(value: Any) -> str | None:
     """The session id when it is valid, else None (invalid ids are treated as absent)."""
     return value if is_valid_session_id(value) else None
+
+
+SESSION_VARIABLES = ("CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+
+
+def session_id_from_env(env: Any = None) -> str | None:
+    """The Claude session id a process outside a hook's stdin works for, when valid.
+
+    ``CLAUDE_SESSION_ID`` first: MissionCache's own hand-off (the UserPromptSubmit hook sets
+    it to the validated stdin id for its heartbeat child; a person running a command by hand
+    may set it). Else Claude Code's ``CLAUDE_CODE_SESSION_ID``, which it gives hooks, MCP
+    servers and ``!`` command lines. An invalid value counts as absent (data model section 6).
+    """
+    import os
+
+    env = os.environ if env is None else env
+    for name in SESSION_VARIABLES:
+        sid = session_id_or_none(env.get(name))
+        if sid is not None:
+            return sid
+    return None
 
 
 def terminal_file_name(value: Any) -> str | None:

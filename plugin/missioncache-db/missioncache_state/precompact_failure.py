@@ -13,7 +13,7 @@ import os
 from missioncache_state.statefile import clear_state, load_state, save_state, state_path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every hook run
+if TYPE_CHECKING:
     from typing import Any
 
 KIND = "precompact-error"
@@ -43,7 +43,8 @@ def take_failure() -> dict[str, str] | None:
     but cannot be read is still a failure worth reporting once."""
     data = load_state(KIND)
     if data is None:
-        if not os.path.lexists(state_path(KIND)):
+        path = state_path(KIND)
+        if path is None or not os.path.lexists(path):
             return None
         data = {"error": UNREADABLE}
     clear_state(KIND)

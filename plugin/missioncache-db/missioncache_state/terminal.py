@@ -21,7 +21,7 @@ from missioncache_state.ids import (
 from missioncache_state.locations import term_sessions_dir
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+if TYPE_CHECKING:
     from collections.abc import Mapping
 
 

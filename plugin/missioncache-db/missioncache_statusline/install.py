@@ -189,7 +189,7 @@ def uninstall() -> str:
             return f"removed {path} (install created it)"
         backup = record.get("backup")
         try:
-            with open(backup, "rb") as handle:
+            with open(str(backup), "rb") as handle:
                 previous = handle.read()
         except (OSError, TypeError) as error:
             raise InstallError(f"the backup {backup} is missing; nothing was changed") from error

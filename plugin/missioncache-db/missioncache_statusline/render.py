@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+if TYPE_CHECKING:
     from typing import Any
 
 RESET = "\x1b[0m"

@@ -37,7 +37,7 @@ Tags are found with ``str.find``, not ``re``: importing ``re`` costs every hook 
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, Dict, List, Optional, Union
 
     Record = Dict[str, Any]

@@ -21,7 +21,7 @@ from .records import iter_records_reversed
 from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Dict, List, Optional, Tuple
 
     from .conversation import Record

@@ -9,6 +9,90 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the type checker sees the names __getattr__ serves
+    from .context_digest import (
+        digest as digest,
+    )
+    from .context_file import (
+        add_recent_change as add_recent_change,
+    )
+    from .context_file import (
+        format_when as format_when,
+    )
+    from .context_file import (
+        get_stamp as get_stamp,
+    )
+    from .context_file import (
+        newest_recent_change as newest_recent_change,
+    )
+    from .context_file import (
+        recent_changes as recent_changes,
+    )
+    from .context_file import (
+        record_change as record_change,
+    )
+    from .context_file import (
+        section as section,
+    )
+    from .context_file import (
+        set_section as set_section,
+    )
+    from .context_file import (
+        set_stamp as set_stamp,
+    )
+    from .context_file import (
+        task_headings as task_headings,
+    )
+    from .fences import (
+        fenced_lines as fenced_lines,
+    )
+    from .fences import (
+        scan_fences as scan_fences,
+    )
+    from .numbers import (
+        normalize_number as normalize_number,
+    )
+    from .tasks_file import (
+        AppendResult as AppendResult,
+    )
+    from .tasks_file import (
+        MarkResult as MarkResult,
+    )
+    from .tasks_file import (
+        TaskItem as TaskItem,
+    )
+    from .tasks_file import (
+        append_items as append_items,
+    )
+    from .tasks_file import (
+        divergent_tasks as divergent_tasks,
+    )
+    from .tasks_file import (
+        mark_done as mark_done,
+    )
+    from .tasks_file import (
+        parse_items as parse_items,
+    )
+    from .tasks_file import (
+        pending_numbers as pending_numbers,
+    )
+    from .update import (
+        FileChangedError as FileChangedError,
+    )
+    from .update import (
+        NotUtf8Error as NotUtf8Error,
+    )
+    from .update import (
+        UpdateResult as UpdateResult,
+    )
+    from .update import (
+        read_file as read_file,
+    )
+    from .update import (
+        update_file as update_file,
+    )
+
 _EXPORTS = {
     "scan_fences": "fences",
     "fenced_lines": "fences",

@@ -2,14 +2,13 @@
 
 Structure is: the first ``**Last Updated:**`` line (the stamp), ``## Next Steps``, and
 ``## Recent Changes`` holding ``### YYYY-MM-DD HH:MM`` entries, newest first. Headings and
-stamps inside fenced code are text. Section names match case-insensitively; a ``##`` section
+stamps inside fenced code are text. Section names match ignoring ASCII case; a ``##`` section
 ends at the next ``#``/``##`` heading outside fences.
 
 Editors return the whole new text; each is a single splice of the old one (see document.py).
 
-Stamps and titles are read by hand, not with ``re``: importing ``re`` costs every hook
-milliseconds. "Any case" means what ``re.IGNORECASE`` meant before: ASCII case, plus the
-four non-ASCII letters Unicode simple case folding maps onto ASCII ones (``_FOLDS``).
+Stamps, dates and task titles follow the grammar of data model section 10.2: ASCII digits,
+keywords that ignore ASCII case only.
 """
 
 from __future__ import annotations
@@ -18,19 +17,19 @@ from collections.abc import Sequence
 
 from .document import Doc, parse_heading, split_input_lines
 from .fences import scan_fences
-from .numbers import ASCII_LETTERS, normalize_number, number_ends
+from .numbers import (
+    ASCII_DIGITS,
+    ASCII_LETTERS,
+    ascii_lower,
+    normalize_number,
+    number_ends,
+)
 
 STAMP_MARKER = "**Last Updated:**"
 RECENT_CHANGES = "Recent Changes"
 NEXT_STEPS = "Next Steps"
 
-# Characters equal to an ASCII letter ignoring case: the letter in both cases, plus the
-# non-ASCII letters whose simple case folding is that letter (the long s, the Kelvin sign,
-# the dotless i and the dotted capital I).
-_FOLDS = {"i": "iI\u0131\u0130", "k": "kK\u212a", "s": "sS\u017f"}
-# Letters a task number in a heading may carry, any case (see _same_char).
-_CASELESS_LETTERS = ASCII_LETTERS + "\u0131\u0130\u212a\u017f"
-_AFTER_TITLE_NUMBER = "0123456789" + _CASELESS_LETTERS  # may not follow a heading's number
+_AFTER_TITLE_NUMBER = ASCII_DIGITS + ASCII_LETTERS  # may not follow a heading's number
 
 
 def format_when(when: object = None) -> str:
@@ -44,7 +43,7 @@ def format_when(when: object = None) -> str:
 
         return time.strftime("%Y-%m-%d %H:%M")
     if hasattr(when, "strftime"):
-        return when.strftime("%Y-%m-%d %H:%M")  # type: ignore[attr-defined]
+        return when.strftime("%Y-%m-%d %H:%M")
     value = str(when).strip()
     if not value or "\n" in value or "\r" in value:
         raise ValueError(f"not a one-line stamp: {when!r}")
@@ -54,14 +53,9 @@ def format_when(when: object = None) -> str:
 # -- the stamp ---------------------------------------------------------------------------
 
 
-def _same_char(char: str, pattern: str) -> bool:
-    """True when ``char`` equals ``pattern`` (one character) ignoring case."""
-    lower = pattern.lower()
-    return char in _FOLDS.get(lower, lower + lower.upper())
-
-
 def _starts_caseless(text: str, prefix: str) -> bool:
-    return len(text) >= len(prefix) and all(map(_same_char, text, prefix))
+    """True when ``text`` starts with ``prefix`` ignoring ASCII case."""
+    return ascii_lower(text[: len(prefix)]) == ascii_lower(prefix)
 
 
 def _parse_stamp(content: str) -> tuple[str, str] | None:
@@ -116,9 +110,9 @@ def set_stamp(text: str, when: object = None) -> str:
 def _section_span(doc: Doc, name: str) -> tuple[int, int] | None:
     """(heading line, end line) of the first ``## name`` section, case-insensitively
     (``"## Next Steps"`` is accepted for ``"Next Steps"``)."""
-    key = name.strip().lstrip("#").strip().casefold()
+    key = ascii_lower(name.strip().lstrip("#").strip())
     for index, level, title in doc.headings():
-        if level == 2 and title.casefold() == key:
+        if level == 2 and ascii_lower(title) == key:
             return index, doc.block_end(index, 2)
     return None
 
@@ -174,8 +168,8 @@ def newest_recent_change(text: str) -> str | None:
 
 
 def _date_prefix(title: str) -> str | None:
-    """The ``YYYY-MM-DD`` or ``YYYY-MM-DD HH:MM`` (or ``T`` between) that starts ``title``;
-    the digits are any decimal digits (``str.isdecimal``), as the entry grammar always was."""
+    """The ``YYYY-MM-DD`` or ``YYYY-MM-DD HH:MM`` (or ``T`` between) that starts ``title``,
+    in ASCII digits."""
     if not (
         _decimals(title, 0, 4)
         and title[4:5] == "-"
@@ -195,7 +189,8 @@ def _date_prefix(title: str) -> str | None:
 
 
 def _decimals(text: str, start: int, count: int) -> bool:
-    return len(text) >= start + count and text[start : start + count].isdecimal()
+    chunk = text[start : start + count]
+    return len(chunk) == count and chunk.isdigit() and chunk.isascii()
 
 
 def add_recent_change(text: str, body: str | Sequence[str], *, when: object = None) -> str:
@@ -308,28 +303,22 @@ def _replace_lines(doc: Doc, heading: int, end: int, new: list[str]) -> str:
 def _task_title_number(title: str) -> str | None:
     """The raw number of a ``Task N`` title (``"task 5: x"`` -> ``"5"``), or None.
 
-    "task" in any case, spaces/tabs, a number, an optional dot; the number may not run on
-    into an ASCII digit or a letter. When the longest number does, it is shortened the way
-    the old regex backtracked: first inside its last segment, which only helps where a
-    non-ASCII digit follows the cut (``task ٣٣a5`` -> ``٣``), then by the whole last segment
-    (``Task 1.2b7`` -> ``1``).
+    ``task`` ignoring ASCII case, one or more spaces/tabs, the longest task number, then the
+    end of the title or a character that is neither an ASCII digit nor an ASCII letter
+    (``Task 5: x``, ``task 5.``). A number that runs on (``task 12a3``) is no task number.
     """
     if not _starts_caseless(title, "task"):
         return None
     start = 4
     while title[start : start + 1] in (" ", "\t"):
         start += 1
-    ends = number_ends(title, start, _CASELESS_LETTERS) if start > 4 else []
+    ends = number_ends(title, start) if start > 4 else []
     if not ends:
         return None
     end = ends[-1]
-    if end == len(title) or title[end] not in _AFTER_TITLE_NUMBER:
-        return title[start:end]
-    segment_start = ends[-2] + 1 if len(ends) > 1 else start
-    for cut in range(end - 1, segment_start, -1):  # keeps at least one digit of the segment
-        if title[cut] not in _AFTER_TITLE_NUMBER:
-            return title[start:cut]
-    return title[start : ends[-2]] if len(ends) > 1 else None
+    if end < len(title) and title[end] in _AFTER_TITLE_NUMBER:
+        return None
+    return title[start:end]
 
 
 def task_headings(text: str) -> list[str]:

@@ -9,7 +9,8 @@ Rules (the CommonMark subset that matters here): an opener is 3+ backticks or ti
 contain a backtick). The closer uses the same character, is at least as long, is indented 0-3
 spaces and carries nothing but trailing spaces/tabs. An unclosed fence runs to end of file.
 
-Lines are read by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+Lines are read by hand, not with ``re`` (the hook-path
+import policy, docs/hooks.md).
 """
 
 from __future__ import annotations

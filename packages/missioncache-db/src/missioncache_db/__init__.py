@@ -10,8 +10,40 @@ from __future__ import annotations
 import sys
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
+
+    # the names __getattr__ serves, for the type checker
+    from missioncache_db.db import (
+        TaskDB as TaskDB,
+    )
+    from missioncache_db.db import (
+        find_task as find_task,
+    )
+    from missioncache_db.db import (
+        open_if_set_up as open_if_set_up,
+    )
+    from missioncache_db.durations import (
+        format_duration as format_duration,
+    )
+    from missioncache_db.model import (
+        STATUSES as STATUSES,
+    )
+    from missioncache_db.model import (
+        Task as Task,
+    )
+    from missioncache_db.model import (
+        validate_name as validate_name,
+    )
+    from missioncache_state.bindings import (
+        delete_session_binding as delete_session_binding,
+    )
+    from missioncache_state.bindings import (
+        read_session_binding as read_session_binding,
+    )
+    from missioncache_state.bindings import (
+        write_session_binding as write_session_binding,
+    )
 
 _EXPORTS = {
     "TaskDB": "missioncache_db.db",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
+from typing import Callable
 
 PERIODS = ("today", "week", "month", "all")
 FORMATS = ("text", "csv", "json", "html")
@@ -31,7 +32,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(add) -> None:
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     command = add("report", cmd_report, "time report per task and per day")
     command.add_argument("--period", choices=PERIODS, default="week")
     command.add_argument("--format", choices=FORMATS, default="text")

@@ -5,6 +5,7 @@ the command line, and every hook, never loads it)."""
 from __future__ import annotations
 
 import argparse
+from typing import Callable
 
 
 def cmd_statusline(args: argparse.Namespace) -> int:
@@ -20,7 +21,7 @@ def cmd_statusline(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(add) -> None:
+def register(add: Callable[..., argparse.ArgumentParser]) -> None:
     command = add(
         "statusline",
         cmd_statusline,

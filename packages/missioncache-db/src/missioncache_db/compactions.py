@@ -131,7 +131,7 @@ def recent_compactions(task: Any, limit: int = 5) -> list:
     A stub (older than the newest ``KEEP_SUMMARIES``) has an empty summary. Unreadable or
     foreign files are skipped; a task without compactions (or with an unsafe path) gives [].
     """
-    found = []
+    found: list[Compaction] = []
     for name in _names(task):
         if len(found) >= limit:
             break

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 def format_duration(seconds: float) -> str:
     """Seconds only under a minute; minutes under an hour; then hours and minutes."""
@@ -14,7 +18,7 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h {minutes}m" if minutes else f"{hours}h"
 
 
-def format_split(split) -> str:
+def format_split(split: Iterable[int]) -> str:
     """``1h 12m (Claude 58m, you 14m)``: the total first, then who the time was spent by."""
     total, claude, you = split
     return (

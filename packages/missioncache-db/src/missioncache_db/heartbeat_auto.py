@@ -16,12 +16,6 @@ HEARTBEAT_BUSY_TIMEOUT = 0.75  # the 2 s wall below ends us; spooling must fit b
 HEARTBEAT_WALL_SECONDS = 2
 
 
-def session_id_from_env() -> str | None:
-    """``CLAUDE_SESSION_ID`` (set by our hook for this command), else Claude Code's own
-    ``CLAUDE_CODE_SESSION_ID``."""
-    return os.environ.get("CLAUDE_SESSION_ID") or os.environ.get("CLAUDE_CODE_SESSION_ID")
-
-
 def prompt_epoch_from_env(now: float | None = None) -> float | None:
     """When the prompt was submitted (``MISSIONCACHE_PROMPT_EPOCH``, set by the hook), if
     it is a number within the last minute; else None (record the time of recording)."""
@@ -87,6 +81,8 @@ def main() -> int:
     """Record one heartbeat for the cwd and the session in the environment: the start of
     the turn ``MISSIONCACHE_PROMPT_ID``, of kind ``MISSIONCACHE_PROMPT_KIND`` (``prompt``
     or ``synthetic``), both set by the UserPromptSubmit hook."""
+    from missioncache_state.ids import session_id_from_env
+
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
     cwd, session_id = os.getcwd(), session_id_from_env()
     try:

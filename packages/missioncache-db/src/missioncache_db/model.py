@@ -8,7 +8,7 @@ from collections import namedtuple
 from missioncache_state.locations import data_root
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: pathlib costs milliseconds on every hook run
+if TYPE_CHECKING:
     from pathlib import Path
 
 STATUSES = ("active", "paused", "completed", "archived")
@@ -67,13 +67,25 @@ def title_for(name: str) -> str:
     return " ".join(part.capitalize() for part in name.split("-") if part) or name
 
 
-_TASK_FIELDS = (
-    "id name full_path status jira_key repo_path repo_id parent_id created_at updated_at "
-    "last_worked_on"
-)
-
-
-class Task(namedtuple("Task", _TASK_FIELDS, defaults=(None,) * 7)):
+class Task(
+    namedtuple(  # literal field list and defaults: the type checker reads them
+        "Task",
+        [
+            "id",
+            "name",
+            "full_path",
+            "status",
+            "jira_key",
+            "repo_path",
+            "repo_id",
+            "parent_id",
+            "created_at",
+            "updated_at",
+            "last_worked_on",
+        ],
+        defaults=(None, None, None, None, None, None, None),
+    )
+):
     """One row of ``tasks`` joined with its repository path (immutable).
 
     Fields: id (int), name, full_path, status (str); jira_key, repo_path (str or None);

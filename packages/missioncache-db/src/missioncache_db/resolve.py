@@ -62,7 +62,7 @@ def _from_binding(conn: sqlite3.Connection, session_id: object) -> object:
     return None
 
 
-def _breadcrumb(sid: str, name: str, candidates: list[Task]) -> None:
+def _breadcrumb(sid: str | None, name: str, candidates: list[Task]) -> None:
     shown = ascii(name[:80])
     paths = ", ".join(task.full_path for task in candidates[:5])
     print(

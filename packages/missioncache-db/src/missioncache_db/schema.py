@@ -18,7 +18,7 @@ import os
 import sqlite3
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from types import TracebackType
     from typing import Callable, List, Union
 

@@ -37,8 +37,8 @@ from missioncache_state.json_codec import dumps, loads
 from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
-    from collections.abc import Callable, Iterator
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any, Union
 
     StrPath = Union[str, os.PathLike]
@@ -278,7 +278,7 @@ def read_records(path: StrPath, check: Callable[[dict], Any] | None = None) -> I
             yield record
 
 
-def remove(paths: list[StrPath]) -> None:
+def remove(paths: Iterable[StrPath]) -> None:
     """Delete claimed files once their rows are committed."""
     for path in paths:
         try:
@@ -290,7 +290,7 @@ def remove(paths: list[StrPath]) -> None:
 def pending_files(directory: StrPath) -> bool:
     """Cheap check: is anything waiting in the spool?"""
     try:
-        with os.scandir(directory) as entries:
+        with os.scandir(os.fspath(directory)) as entries:
             return any(e.name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)) for e in entries)
     except OSError:
         return False

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from datetime import datetime
     from typing import Union
 
@@ -43,10 +43,6 @@ def local_text(epoch: float) -> str:
 def local_minute(epoch: float) -> str:
     """The context-file stamp format: local ``YYYY-MM-DD HH:MM``."""
     return time.strftime(MINUTE_FORMAT, time.localtime(epoch))
-
-
-def now_text() -> str:
-    return local_text(time.time())
 
 
 def local_midnight_epoch(days_ago: int = 0, now: float | None = None) -> float:

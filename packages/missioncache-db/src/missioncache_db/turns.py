@@ -25,8 +25,8 @@ result is a function of the set of events. No imports: this runs in SessionStart
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
-    from collections.abc import Iterable
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
 
 _INF = float("inf")
 
@@ -41,7 +41,7 @@ class TimeSplit:
     def __init__(self, total: int, claude: int, you: int):
         self.total, self.claude, self.you = total, claude, you
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter((self.total, self.claude, self.you))
 
     def __getitem__(self, index: int) -> int:

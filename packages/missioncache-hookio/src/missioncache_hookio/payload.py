@@ -11,7 +11,7 @@ import sys
 from collections import namedtuple
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
 # Claude Code's own stdin payloads are small, but a Write tool_input can be megabytes;

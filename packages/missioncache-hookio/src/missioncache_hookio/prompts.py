@@ -3,23 +3,21 @@
 Conservative on purpose: a missed heartbeat costs a little time on the clock, while a
 heartbeat for every "y" or slash command inflates it.
 
-Checked by hand, not with ``re``: importing ``re`` costs every hook milliseconds.
+The grammar is data model section 10.1 (ASCII letters and digits, ASCII case only), read by
+hand, not with ``re`` (the hook-path import policy, docs/hooks.md).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 CONTROL_WORDS = ("exit", "clear", "help", "y", "yes", "n", "no")
 # Prompts Claude Code submits itself: an agent's report coming back to the main session
 # fires UserPromptSubmit with this text (contract 1). They continue Claude's work.
 SYNTHETIC_PREFIXES = ("<task-notification>",)
-# Characters equal to an ASCII letter ignoring case, as re.IGNORECASE has always matched
-# them here: both cases, plus the non-ASCII letters whose simple case folding is the letter
-# (dotless i, dotted capital I, long s; the Kelvin sign folds to a "k" no word has).
-_FOLDS = {"i": "iI\u0131\u0130", "s": "sS\u017f"}
+_WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 
 def flatten_prompt(raw: Any) -> str | None:
@@ -49,24 +47,14 @@ def should_skip(prompt: str) -> bool:
 
 
 def _is_command(text: str) -> bool:
-    """``/name`` or ``!name``: the sign then a word character (a letter, digit or ``_`` in
-    any script, as regex ``\\w``)."""
+    """``/name`` or ``!name``: the sign, then an ASCII letter, digit or ``_``."""
     second = text[1:2]
-    return text[:1] in ("/", "!") and (second.isalnum() or second == "_")
+    return text[:1] in ("/", "!") and second != "" and second in _WORD_CHARS
 
 
 def _is_control_word(text: str) -> bool:
-    """One of CONTROL_WORDS in any case, alone (a single final newline allowed, as the
-    regex ``$`` allowed it)."""
-    if text.endswith("\n"):
-        text = text[:-1]
-    return any(
-        len(text) == len(word) and all(map(_same_letter, text, word)) for word in CONTROL_WORDS
-    )
-
-
-def _same_letter(char: str, letter: str) -> bool:
-    return char in _FOLDS.get(letter, letter + letter.upper())
+    """One of CONTROL_WORDS ignoring ASCII case (``YES``, not ``yeſ``), alone."""
+    return text.isascii() and text.lower() in CONTROL_WORDS
 
 
 def counted_prompt(payload: dict[str, Any]) -> str | None:

@@ -41,9 +41,9 @@ def tool_use_id(meta: Any) -> Optional[str]:
 
 def transcript_folder(project_dir: str) -> Path:
     """``<claude>/projects/<project dir with every non-alphanumeric character as '-'>``."""
-    from missioncache_state.paths import claude_dir
+    from missioncache_state.locations import claude_dir
 
-    return claude_dir() / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project_dir)
+    return Path(claude_dir()) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project_dir)
 
 
 def _recent(folder: Path) -> List[Path]:
@@ -94,8 +94,8 @@ def _search(folder: Path, needle: bytes) -> Optional[str]:
 
 def calling_session(meta: Any, env: Optional[Mapping[str, str]] = None) -> Optional[str]:
     """The calling session: found through the tool_use id, else the environment's id."""
-    from missioncache_pm.taskinfo import session_from_env
+    from missioncache_state.ids import session_id_from_env
 
     env = os.environ if env is None else env
     project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    return session_of_tool_use(tool_use_id(meta), project) or session_from_env(env)
+    return session_of_tool_use(tool_use_id(meta), project) or session_id_from_env(env)

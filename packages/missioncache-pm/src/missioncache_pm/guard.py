@@ -19,7 +19,7 @@ KINDS = ("tasks", "context")
 def checked_file(path_text: object, kind: str) -> Path:
     """The resolved path of an existing ``<name>-<kind>.md`` / ``<kind>.md`` in the data
     root; PmError with the reason otherwise."""
-    from missioncache_state.paths import data_root, is_within
+    from missioncache_state.locations import data_root, is_within
 
     if kind not in KINDS:
         raise ValueError(f"unknown file kind {kind!r}")

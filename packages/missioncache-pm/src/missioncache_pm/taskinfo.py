@@ -3,35 +3,24 @@
 Binding a session (``<claude>/hooks/state/projects/<session-id>.json``) is what makes the
 hooks, the statusline and later tool calls agree on the task, whatever the cwd: it is the
 first rule of ``find_task_for_cwd``. The session id comes from Claude Code
-(``CLAUDE_CODE_SESSION_ID`` in the environment of MCP servers and ``!`` command lines) and
-is validated before it becomes a file name.
+(``CLAUDE_CODE_SESSION_ID`` in the environment of MCP servers and ``!`` command lines;
+``missioncache_state.ids.session_id_from_env``) and is validated before it becomes a file name.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 from missioncache_pm.errors import PmError
 
+if TYPE_CHECKING:
+    from missioncache_db import Task, TaskDB
+
 DB_BUSY_TIMEOUT = 5.0
-SESSION_VARIABLES = ("CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 _SHOWN_TASKS = 10
 _SHOWN_PENDING = 20
-
-
-def session_from_env(env: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """The calling Claude session's id when valid (Claude Code's own variable first)."""
-    from missioncache_state.ids import session_id_or_none
-
-    env = os.environ if env is None else env
-    for name in SESSION_VARIABLES:
-        sid = session_id_or_none(env.get(name))
-        if sid is not None:
-            return sid
-    return None
 
 
 def checked_session(session_id: Any) -> Optional[str]:
@@ -45,7 +34,7 @@ def checked_session(session_id: Any) -> Optional[str]:
     return session_id
 
 
-def open_db() -> Any:
+def open_db() -> TaskDB:
     from missioncache_db import TaskDB
 
     return TaskDB(busy_timeout=DB_BUSY_TIMEOUT)
@@ -54,7 +43,7 @@ def open_db() -> Any:
 # -- describing a task ---------------------------------------------------------------------
 
 
-def time_invested(db: Any, task: Any) -> str:
+def time_invested(db: TaskDB, task: Task) -> str:
     """``1h 5m in total (today 12m, last 7 days 1h)``, heartbeats folded in first when the
     database lock allows (a busy database only makes the figure slightly stale)."""
     from missioncache_db import format_duration
@@ -70,7 +59,7 @@ def time_invested(db: Any, task: Any) -> str:
     )
 
 
-def task_lines(db: Any, task: Any) -> List[str]:
+def task_lines(db: TaskDB, task: Task) -> List[str]:
     """The facts about a task, one markdown line each."""
     lines = [f"**Task:** {task.name} (id {task.id}, {task.status}, {task.full_path})"]
     if task.jira_key:
@@ -83,7 +72,7 @@ def task_lines(db: Any, task: Any) -> List[str]:
     return lines
 
 
-def summary_lines(task: Any) -> List[str]:
+def summary_lines(task: Task) -> List[str]:
     """A short digest: Next Steps and the newest Recent Changes entry, then the
     unchecked items of the tasks file."""
     from missioncache_context import digest, parse_items, read_file
@@ -106,7 +95,7 @@ def summary_lines(task: Any) -> List[str]:
     return lines
 
 
-def bind(task: Any, session_id: Optional[str]) -> str:
+def bind(task: Task, session_id: Optional[str]) -> str:
     """Bind the session to an open task; returns the line saying what happened."""
     from missioncache_state.bindings import write_session_binding
 
@@ -121,7 +110,7 @@ def bind(task: Any, session_id: Optional[str]) -> str:
     return f"This session ({session_id}) is now bound to {task.name}."
 
 
-def known_tasks(db: Any) -> str:
+def known_tasks(db: TaskDB) -> str:
     """``Open tasks: a, b, c`` for error messages (or a hint to create one)."""
     names = [t.full_path.split("/", 1)[-1] for t in db.list_tasks() if t.is_open]
     if not names:
@@ -130,7 +119,7 @@ def known_tasks(db: Any) -> str:
     return "Open tasks: " + ", ".join(names[:_SHOWN_TASKS]) + more
 
 
-def task_named(db: Any, name: Any) -> Any:
+def task_named(db: TaskDB, name: Any) -> Task:
     """The task called ``name`` (``parent/name`` for a subtask); PmError naming the open
     tasks when there is none."""
     from missioncache_db import validate_name
@@ -161,7 +150,9 @@ def find_task_for_directory(directory: Any, session_id: Optional[str] = None) ->
         raise PmError(f"The directory must be an absolute path, not {directory.strip()!r}")
     if not os.path.isdir(path):
         raise PmError(f"There is no directory {path}")
-    sid = checked_session(session_id) or session_from_env()
+    from missioncache_state.ids import session_id_from_env
+
+    sid = checked_session(session_id) or session_id_from_env()
     with open_db() as db:
         task = db.find_task_for_cwd(path, sid)
         if task is None:
@@ -172,7 +163,7 @@ def find_task_for_directory(directory: Any, session_id: Optional[str] = None) ->
         return "\n".join([f"Resolved through {via}.", *task_lines(db, task)])
 
 
-def no_task_message(db: Any, path: str) -> str:
+def no_task_message(db: TaskDB, path: str) -> str:
     """Why nothing resolved for ``path``, with the candidates or the open tasks."""
     candidates = db.active_tasks_for_cwd_repo(path)
     if len(candidates) > 1:

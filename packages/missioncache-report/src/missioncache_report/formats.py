@@ -32,7 +32,7 @@ def covered(report: Report) -> str:
     return f"{report.period}: {start} to {report.end}"
 
 
-def _opt(seconds: object) -> str:
+def _opt(seconds: float | None) -> str:
     return "-" if seconds is None else format_duration(seconds)
 
 

@@ -13,7 +13,7 @@ import os
 from missioncache_state import json_codec
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, Callable, Union
 
     StrPath = Union[str, os.PathLike]

@@ -15,7 +15,7 @@ import os
 import stat
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing costs ms on every hook run
+if TYPE_CHECKING:
     from typing import Union
 
     StrPath = Union[str, bytes, os.PathLike]

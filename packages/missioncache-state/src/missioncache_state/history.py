@@ -17,7 +17,7 @@ import os
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing costs ms on every hook run
+if TYPE_CHECKING:
     from typing import Union
 
     StrPath = Union[str, os.PathLike]

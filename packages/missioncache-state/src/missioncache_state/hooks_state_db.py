@@ -61,6 +61,8 @@ def record_term_session(term_session_id: str, session_id: str, timeout: float = 
 
 
 def lookup_term_session(term_session_id: str) -> str | None:
+    """The session last recorded for a terminal id: the status line's way from the terminal
+    tab it runs in to the Claude session (``terminal.lookup_terminal_session``)."""
     conn = connect()
     try:
         row = conn.execute(

@@ -21,7 +21,7 @@ of nesting where ``json`` goes deeper: no payload of ours comes near.
 from __future__ import annotations
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, Optional, Tuple
 
 _WHITESPACE = " \t\n\r"  # JSON's only whitespace: not \x0b, \x0c or any Unicode space
@@ -245,8 +245,8 @@ def default_codec() -> Codec:
     if _default is None:
         try:
             import _json as accelerator
-        except ImportError:
-            accelerator = None
+        except ImportError:  # not CPython: the pure-Python fallback
+            accelerator = None  # type: ignore[assignment]  # a module or None, by design
         _default = Codec(accelerator)
     return _default
 

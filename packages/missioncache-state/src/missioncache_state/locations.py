@@ -1,10 +1,10 @@
-"""Where MissionCache and Claude Code keep their state, as plain strings.
+"""Where MissionCache and Claude Code keep their state (data model section 1), as strings.
 
-The same places as :mod:`missioncache_state.paths`, without ``pathlib``: importing it
-(with the URL parser it pulls in) costs 4 to 8 ms of a ~12 ms interpreter start, on every
-hook run, for path joins ``os.path`` does as well. Library code on the hooks' path uses
-these; ``paths`` wraps them in ``Path`` for everyone else. Every function reads the
-environment at call time (``MISSIONCACHE_ROOT`` / ``CLAUDE_CONFIG_DIR``).
+The one path API of the libraries: strings, because the hooks do not import ``pathlib``
+(docs/hooks.md); callers that want a ``Path`` wrap the string. Every function reads the
+environment at call time (``MISSIONCACHE_ROOT`` / ``CLAUDE_CONFIG_DIR``): tests and users
+switch roots, and a value frozen at import would be wrong. Nothing here points under the
+plugin root, which Claude Code replaces on update.
 """
 
 from __future__ import annotations
@@ -58,3 +58,13 @@ def hooks_state_db_path() -> str:
 
 def rules_dir() -> str:
     return os.path.join(claude_dir(), "rules")
+
+
+def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """True when ``path`` (resolved) lies inside ``root`` (resolved) or is it: the last
+    guard before anything derived from outside input becomes a write."""
+    real_path, real_root = os.path.realpath(path), os.path.realpath(root)
+    try:
+        return os.path.commonpath([real_path, real_root]) == real_root
+    except ValueError:  # different drives on Windows
+        return False

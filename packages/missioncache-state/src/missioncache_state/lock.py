@@ -13,7 +13,7 @@ import sys
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: pathlib costs ms on every hook run
+if TYPE_CHECKING:
     from types import TracebackType
     from typing import Union
 
@@ -87,7 +87,7 @@ class FileLock:
     """
 
     def __init__(self, path: StrPath, timeout: float = 10.0) -> None:
-        self.path = lock_file_for(path)  # a string: pathlib costs ms on every hook run
+        self.path = lock_file_for(path)  # a string, not a Path (hook path)
         self.timeout = timeout
         self._fd: int | None = None
 

@@ -23,7 +23,7 @@ MARKER = b"<!-- missioncache-plugin:managed"
 LEGACY_RULE_NAMES = ("missioncache.md",)  # every name an earlier version ever installed
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing and pathlib cost ms on every hook run
+if TYPE_CHECKING:
     from typing import Union
 
     StrPath = Union[str, os.PathLike]

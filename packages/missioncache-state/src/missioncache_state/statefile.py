@@ -11,7 +11,7 @@ from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import state_dir
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any
 
 _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")

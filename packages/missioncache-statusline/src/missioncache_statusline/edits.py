@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+if TYPE_CHECKING:
     from typing import Any
 
 # A first look at a huge transcript (a resumed session) reads at most this much from its

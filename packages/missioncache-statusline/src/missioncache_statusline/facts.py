@@ -12,7 +12,7 @@ import os
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+if TYPE_CHECKING:
     from typing import Any
 
 # Reads never wait in WAL mode; the only write (folding heartbeats) gives up quickly,

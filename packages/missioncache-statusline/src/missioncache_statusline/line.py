@@ -20,7 +20,7 @@ import os
 import time
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every run
+if TYPE_CHECKING:
     from typing import Any, Mapping
 
 CACHE_KIND = "statusline"

@@ -14,7 +14,7 @@ from .exchange import current_exchange
 from .reverse_reader import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Iterable, List, Optional
 
     from .conversation import Record

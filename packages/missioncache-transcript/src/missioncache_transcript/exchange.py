@@ -14,7 +14,7 @@ from .records import iter_records_reversed
 from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Optional
 
     from .reverse_reader import PathLike
@@ -41,7 +41,7 @@ def current_exchange(
     if not path:
         return Exchange(None, (), False)
     scan = iter_records_reversed(path, max_bytes, block_size=block_size)
-    newest_first = []
+    newest_first: list[dict[str, object]] = []
     for record in scan:
         if record.get("isSidechain") is True:
             continue

@@ -11,7 +11,7 @@ from ._json_line import loads
 from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES, ReverseLineReader
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import Any, Dict, Iterator, Optional
 
     from .reverse_reader import PathLike

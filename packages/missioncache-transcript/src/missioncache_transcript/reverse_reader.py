@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: importing typing costs ms on every prompt
+if TYPE_CHECKING:
     from typing import BinaryIO, Iterator, Union
 
     PathLike = Union[str, os.PathLike[str]]

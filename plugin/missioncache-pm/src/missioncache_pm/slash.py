@@ -30,7 +30,10 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
 
 import re
 import subprocess
-from typing import Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    from missioncache_db import Task, TaskDB
 
 FILE_LIMIT = 20_000
 COMPACTIONS_SHOWN = 3  # the newest summaries /missioncache:load shows
@@ -87,7 +90,13 @@ def compaction_blocks(task: Any) -> List[str]:
     return out
 
 
-def _task_for_session(db: Any, sid: Optional[str]) -> Any:
+def _session_from_env() -> Optional[str]:
+    from missioncache_state.ids import session_id_from_env
+
+    return session_id_from_env()
+
+
+def _task_for_session(db: TaskDB, sid: Optional[str]) -> Optional[Task]:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
 
@@ -126,10 +135,9 @@ def mcp_notice() -> List[str]:
 
     if shutil.which("uvx"):
         return []
-    from missioncache_pm import taskinfo
     from missioncache_state.statefile import load_state, save_state
 
-    sid = taskinfo.session_from_env()
+    sid = _session_from_env()
     if sid and load_state(MCP_NOTICE_STATE, sid) is not None:
         return [_fallback_line()]
     if sid:
@@ -160,7 +168,7 @@ def cmd_load(words: List[str]) -> List[str]:
     from missioncache_pm import taskinfo
     from missioncache_pm.pending import take_precompact_error
 
-    sid = taskinfo.session_from_env()
+    sid = _session_from_env()
     name = " ".join(words).strip()
     with taskinfo.open_db() as db:
         task = taskinfo.task_named(db, name) if name else _task_for_session(db, sid)
@@ -186,7 +194,7 @@ def cmd_load(words: List[str]) -> List[str]:
 def cmd_save(words: List[str]) -> List[str]:
     from missioncache_pm import taskinfo
 
-    sid = taskinfo.session_from_env()
+    sid = _session_from_env()
     with taskinfo.open_db() as db:
         task = _task_for_session(db, sid)
         if task is None:
@@ -217,7 +225,7 @@ def split_new_args(words: Sequence[str]) -> tuple:
 def repository_dir(cwd: str) -> Optional[str]:
     """The git work tree containing ``cwd`` (else ``cwd``); None for the home directory,
     the file-system root or the data root, where tying a task would catch everything."""
-    from missioncache_state.paths import data_root, is_within
+    from missioncache_state.locations import data_root, is_within
 
     top = cwd
     try:
@@ -249,7 +257,7 @@ def cmd_new(words: List[str]) -> List[str]:
     recreated = recreate_if_gone(name)
     if recreated is not None:
         return recreated
-    text = taskinfo.create_task(name, repo, jira, taskinfo.session_from_env())
+    text = taskinfo.create_task(name, repo, jira, _session_from_env())
     out = [f"MISSIONCACHE: {text.splitlines()[0]}"]
     if derived:
         out.append(f"(The name {name!r} was derived from what was typed.)")
@@ -272,7 +280,7 @@ def recreate_if_gone(name: str) -> Optional[List[str]]:
             return None
         db.recreate_task_files(task)
         facts = taskinfo.task_lines(db, task)
-    bound = taskinfo.bind(task, taskinfo.session_from_env())
+    bound = taskinfo.bind(task, _session_from_env())
     return [
         f"MISSIONCACHE: task {name} already existed but its folder was gone; its context and"
         " tasks files were recreated from the templates (its recorded time is kept).",

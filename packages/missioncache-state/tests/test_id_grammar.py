@@ -1,0 +1,100 @@
+"""Ids that become file names: examples of the grammar in data model section 6.
+
+A session id is an ASCII letter or digit followed by at most 127 ASCII letters, digits, ``_``
+or ``-``; anything else is no session id. A terminal id becomes a file name by replacing every
+character other than ASCII letters, digits, ``.``, ``_`` and ``-`` with ``-``, cut at 128
+characters; an empty result, ``.`` or ``..`` is ignored.
+"""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from missioncache_state import ids
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["a", "Z", "0", "a-", "a_b", "9f5b7651-0c2d-4c8e-9a57-3c1d2e4f5a6b", "A" * 128],
+)
+def test_valid_session_ids(value):
+    assert ids.is_valid_session_id(value)
+    assert ids.session_id_or_none(value) == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "-a",
+        "_a",
+        "A" * 129,
+        "a b",
+        "a\n",
+        "a/b",
+        "../x",
+        "a.b",
+        "\u0663",  # Arabic-Indic digit three
+        "\uff11",  # fullwidth digit one
+        "\u00e9t\u00e9",
+        "a\u017f",  # long s
+        "\u212a",  # Kelvin sign
+        "\ud800",  # a lone surrogate
+        None,
+        5,
+        ["a"],
+    ],
+)
+def test_invalid_session_ids(value):
+    assert not ids.is_valid_session_id(value)
+    assert ids.session_id_or_none(value) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        ("w0t1p0:ABC-123", "w0t1p0-ABC-123"),  # iTerm2
+        ("0b5e9c1a-6f3d-4f7e-9a1b-2c3d4e5f6a7b", "0b5e9c1a-6f3d-4f7e-9a1b-2c3d4e5f6a7b"),
+        ("a.b_c-d", "a.b_c-d"),
+        ("../etc/passwd", "..-etc-passwd"),
+        ("a b\tc\nd", "a-b-c-d"),
+        ("\u00e9\u0663\u212a", "---"),
+        ("\ud800", "-"),
+        ("...", "..."),
+        ("x" * 200, "x" * 128),
+        ("x" * 127 + "\u00e9" + "y", "x" * 127 + "-"),
+        (".", None),
+        ("..", None),
+        ("", None),
+        (None, None),
+        (42, None),
+    ],
+)
+def test_terminal_file_names(value, name):
+    assert ids.terminal_file_name(value) == name
+
+
+@given(st.text(max_size=300))
+def test_a_terminal_file_name_is_always_safe(value):
+    name = ids.terminal_file_name(value)
+    if name is not None:
+        assert 0 < len(name) <= ids.TERMINAL_ID_MAX
+        assert name not in (".", "..")
+        assert all(char.isascii() and (char.isalnum() or char in "._-") for char in name)
+        assert "/" not in name and "\\" not in name
+
+
+@pytest.mark.parametrize(
+    ("env", "sid"),
+    [
+        ({"CLAUDE_SESSION_ID": "ours", "CLAUDE_CODE_SESSION_ID": "claudes"}, "ours"),
+        ({"CLAUDE_CODE_SESSION_ID": "claudes"}, "claudes"),
+        ({"CLAUDE_SESSION_ID": "../x", "CLAUDE_CODE_SESSION_ID": "claudes"}, "claudes"),
+        ({"CLAUDE_SESSION_ID": "", "CLAUDE_CODE_SESSION_ID": "a b"}, None),
+        ({}, None),
+    ],
+)
+def test_session_id_from_env(env, sid):
+    """One rule for every process that learns its session from the environment: our
+    hand-off first, then Claude Code's own variable; an invalid value counts as absent."""
+    assert ids.session_id_from_env(env) == sid
