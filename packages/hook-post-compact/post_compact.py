@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 import sys
 
-# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib:
-# importing pathlib costs milliseconds on every hook run, for nothing we need here.
+# Bundled libraries for marketplace installs (no pip install step).
 _BUNDLED_MISSIONCACHE_DB = os.path.join(
     os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
 )

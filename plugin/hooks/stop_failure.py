@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-# Bundled libraries for marketplace installs (no pip install step). os.path, not pathlib.
+# Bundled libraries for marketplace installs (no pip install step).
 _BUNDLED_MISSIONCACHE_DB = os.path.join(
     os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
 )

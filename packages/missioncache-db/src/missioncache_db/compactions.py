@@ -30,7 +30,7 @@ from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps, loads
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing costs milliseconds on every hook run
+if TYPE_CHECKING:
     from typing import Any
 
 FOLDER = ".compactions"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: typing costs milliseconds on every hook run
+if TYPE_CHECKING:
     from collections.abc import Sequence
 
 HOOK_TEXT_LIMIT = 10_000  # Claude Code's limit; over it the text goes to a file
