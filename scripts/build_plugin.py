@@ -2,7 +2,7 @@
 """Assemble the installable plugin tree ``plugin/`` from the workspace packages.
 
 Claude Code installs a plugin by copying a directory, with no install step, so the
-hooks' libraries travel inside it (``plugin/missioncache-db/``) and the hook scripts are
+hooks' libraries travel inside it (``plugin/lib/``) and the hook scripts are
 plain files. The output is deterministic (sorted, fixed bytes) and committed, so a
 marketplace install from git works; ``--check`` fails when ``plugin/`` is stale.
 
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
-# Libraries the hooks import at run time, bundled as plugin/missioncache-db/<module>/.
+# Libraries the hooks import at run time, bundled as plugin/lib/<module>/.
 LIBRARIES = {
     "missioncache-state": "missioncache_state",
     "missioncache-db": "missioncache_db",
@@ -109,7 +109,7 @@ def _copy_pm_server(out: Path) -> None:
 def build(out: Path) -> None:
     """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
     for package, module in LIBRARIES.items():
-        _copy_python_tree(PACKAGES / package / "src" / module, out / "missioncache-db" / module)
+        _copy_python_tree(PACKAGES / package / "src" / module, out / "lib" / module)
     _copy_pm_server(out)
     for _event, package, script, _timeout in HOOKS:
         _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())

@@ -33,11 +33,11 @@ NEARLY_FULL = 95_000  # input tokens over the 67,000 threshold of that window
 SUMMARY = "<analysis>\nscripted\n</analysis>\n<summary>\nAUTO-SUMMARY\n</summary>"
 
 
-def test_auto_compaction_saves_steers_and_reinjects(built_plugin, mc_env, mc_task, tracked_repo):
+def test_auto_compaction_saves_steers_and_reinjects(mc_plugin, mc_env, mc_task, mc_repo):
     common = {
         "home": mc_env.home,
-        "cwd": tracked_repo,
-        "plugin_dirs": [built_plugin],
+        "cwd": mc_repo,
+        "plugin_dirs": [mc_plugin],
         "env_extra": {"MISSIONCACHE_ROOT": str(mc_env.data_root), **WINDOW_ENV},
     }
     context = mc_env.data_root / "active" / "demo-task" / "demo-task-context.md"
@@ -46,7 +46,7 @@ def test_auto_compaction_saves_steers_and_reinjects(built_plugin, mc_env, mc_tas
         sid = first.session_id
         assert not api.compaction_requests()  # 100 reported tokens: no reason to compact
 
-        write = ToolUse("Write", {"file_path": str(tracked_repo / "lexer.py"), "content": "#\n"})
+        write = ToolUse("Write", {"file_path": str(mc_repo / "lexer.py"), "content": "#\n"})
         api.enqueue(
             Reply((Text("Splitting."), write), input_tokens=NEARLY_FULL),
             Reply((Text("Split done."),)),

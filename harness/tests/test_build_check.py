@@ -20,10 +20,10 @@ def check(out: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_plugin_whose_hooks_have_run_is_still_up_to_date(built_plugin: Path, tmp_path):
+def test_a_plugin_whose_hooks_have_run_is_still_up_to_date(mc_plugin: Path, tmp_path):
     copy = tmp_path / "plugin"
-    shutil.copytree(built_plugin, copy)
-    library = copy / "missioncache-db" / "missioncache_state"
+    shutil.copytree(mc_plugin, copy)
+    library = copy / "lib" / "missioncache_state"
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(library)], check=True)
     assert list(library.glob("__pycache__/*.pyc"))  # what running a hook leaves behind
     done = check(copy)
@@ -31,9 +31,9 @@ def test_a_plugin_whose_hooks_have_run_is_still_up_to_date(built_plugin: Path, t
     assert "up to date" in done.stdout
 
 
-def test_a_changed_or_extra_built_file_is_stale(built_plugin: Path, tmp_path):
+def test_a_changed_or_extra_built_file_is_stale(mc_plugin: Path, tmp_path):
     copy = tmp_path / "plugin"
-    shutil.copytree(built_plugin, copy)
+    shutil.copytree(mc_plugin, copy)
     (copy / "hooks" / "stop.py").write_text("# edited by hand\n")
     (copy / "hooks" / "extra.py").write_text("pass\n")
     done = check(copy)
@@ -41,14 +41,14 @@ def test_a_changed_or_extra_built_file_is_stale(built_plugin: Path, tmp_path):
     assert "hooks/stop.py" in done.stderr and "hooks/extra.py" in done.stderr
 
 
-def test_the_launcher_is_built_executable_and_losing_the_bit_is_stale(built_plugin, tmp_path):
+def test_the_launcher_is_built_executable_and_losing_the_bit_is_stale(mc_plugin, tmp_path):
     """Issue 12 item 12: `<plugin>/bin/missioncache` is run by its path, so it must stay
     executable in the committed tree (git keeps the bit; a marketplace install copies it)."""
     import os
 
-    assert os.access(built_plugin / "bin" / "missioncache", os.X_OK)
+    assert os.access(mc_plugin / "bin" / "missioncache", os.X_OK)
     copy = tmp_path / "plugin"
-    shutil.copytree(built_plugin, copy)
+    shutil.copytree(mc_plugin, copy)
     (copy / "bin" / "missioncache").chmod(0o644)
     done = check(copy)
     assert done.returncode == 1

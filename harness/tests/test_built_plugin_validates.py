@@ -14,8 +14,8 @@ from missioncache_harness.plugin import strict_check
 
 @pytest.mark.conformance
 @requires_claude
-def test_real_cli_validates_the_built_plugin(built_plugin: Path, tmp_path: Path) -> None:
-    done = plugin_validate(built_plugin, home=tmp_path / "home", cwd=tmp_path)
+def test_real_cli_validates_the_built_plugin(mc_plugin: Path, tmp_path: Path) -> None:
+    done = plugin_validate(mc_plugin, home=tmp_path / "home", cwd=tmp_path)
     assert done.rc == 0, done.describe()
     assert "Validation passed" in done.stdout
     assert "✘" not in done.stdout
@@ -25,7 +25,7 @@ def test_real_cli_validates_the_built_plugin(built_plugin: Path, tmp_path: Path)
     for command in ("missioncache:load", "missioncache:save", "missioncache:new"):
         assert command in done.stdout
     assert "mcpServers: pm" in done.stdout
-    assert strict_check(built_plugin) == []
+    assert strict_check(mc_plugin) == []
 
 
 @pytest.mark.conformance

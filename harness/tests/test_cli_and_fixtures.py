@@ -87,23 +87,23 @@ def test_make_env_drops_the_developers_claude_state(tmp_path):
     assert env["MISSIONCACHE_ROOT"] == str(tmp_path / "home" / ".missioncache")
 
 
-def test_tracked_repo_is_a_plain_directory(tracked_repo):
-    assert tracked_repo.is_dir() and tracked_repo.is_absolute()
-    assert not (tracked_repo / ".git").exists()
+def test_tracked_repo_is_a_plain_directory(mc_repo):
+    assert mc_repo.is_dir() and mc_repo.is_absolute()
+    assert not (mc_repo / ".git").exists()
 
 
-def test_built_plugin_passes_the_strict_check(built_plugin):
-    assert strict_check(built_plugin) == []
+def test_built_plugin_passes_the_strict_check(mc_plugin):
+    assert strict_check(mc_plugin) == []
 
 
-def test_mc_task_is_created_through_the_plugin(mc_task, mc_env, tracked_repo):
-    assert mc_task.repo == tracked_repo
+def test_mc_task_is_created_through_the_plugin(mc_task, mc_env, mc_repo):
+    assert mc_task.repo == mc_repo
     assert isinstance(mc_task.id, int)
     assert (mc_env.data_root / "active" / "demo-task").is_dir()
 
 
-def test_demo_plays_against_the_built_plugin(built_plugin, tmp_path, capsys):
-    assert demo.play(tmp_path, built_plugin) == 0
+def test_demo_plays_against_the_built_plugin(mc_plugin, tmp_path, capsys):
+    assert demo.play(tmp_path, mc_plugin) == 0
     out = capsys.readouterr().out
     assert "== Time recorded" in out
     assert "heartbeats recorded: 2" in out

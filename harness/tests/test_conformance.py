@@ -390,14 +390,14 @@ BUILT_STEPS = [
 
 @pytest.fixture(scope="module")
 def built_played(
-    built_plugin: Path, cli_probe: Path, tmp_path_factory: pytest.TempPathFactory
+    mc_plugin: Path, cli_probe: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Played:
     base = tmp_path_factory.mktemp("conformance-built")
     sid = str(uuid.uuid4())
     real, sim = make_side(base / "real", sid, cli_probe), make_side(base / "sim", sid, cli_probe)
     for side in (real, sim):
-        create_task(built_plugin, side.mc, TASK, side.cwd)
-    plugins = [built_plugin, cli_probe]
+        create_task(mc_plugin, side.mc, TASK, side.cwd)
+    plugins = [mc_plugin, cli_probe]
     with FakeAnthropicAPI(compact_summary=SUMMARY, default_text="Done.") as api:
         played = Played(sid, real, sim, Session(plugins, sim.cwd, env=sim.env), api)
         played = _play_built(played, plugins)

@@ -77,15 +77,13 @@ def label(event: str, payload: dict, run: HookRun) -> str:
 
 
 def test_no_hook_imports_heavy_modules_on_its_working_path(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
     folder = mc_env.data_root / "active" / mc_task.name
     context, tasks = folder / f"{mc_task.name}-context.md", folder / f"{mc_task.name}-tasks.md"
     context.write_text(context.read_text() + "\n### Task 2\nFound the cause.\n")
     tasks.write_text(tasks.read_text() + "- [x] 1. Reproduce\n- [ ] 2. Fix\n")
-    session = Session(
-        built_plugin, tracked_repo, env={**mc_env.env, "PYTHONPROFILEIMPORTTIME": "1"}
-    )
+    session = Session(mc_plugin, mc_repo, env={**mc_env.env, "PYTHONPROFILEIMPORTTIME": "1"})
 
     start = session.start()
     turn = session.prompt("add greet.py", reply=[Text("Adding."), Write("greet.py", "x = 1\n")])
@@ -130,7 +128,7 @@ def _ingested(mc_env: McEnv) -> bool:
 
 
 def test_status_line_imports_nothing_heavy_cold_or_cached(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
     """The status line runs after every assistant message: the same rule as the hooks,
     on its slow path (first run: tasks.db, the task's files, the transcript) and on its
@@ -142,17 +140,17 @@ def test_status_line_imports_nothing_heavy_cold_or_cached(
     from missioncache_harness.workspace import python3
 
     sid = "5e0c1a2b-0000-4000-8000-0000000000aa"
-    transcript = Path(payloads.transcript_path(mc_env.claude_dir, tracked_repo, sid))
+    transcript = Path(payloads.transcript_path(mc_env.claude_dir, mc_repo, sid))
     transcript.parent.mkdir(parents=True)
     edit = {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Edit"}]}}
     transcript.write_text(json.dumps(edit) + "\n")
-    stdin = payloads.statusline(session_id=sid, transcript_path=str(transcript), cwd=tracked_repo)
+    stdin = payloads.statusline(session_id=sid, transcript_path=str(transcript), cwd=mc_repo)
     runs = []
     for _ in range(2):
         done = subprocess.run(
-            [python3(), "-S", str(built_plugin / "statusline" / "statusline.py")],
+            [python3(), "-S", str(mc_plugin / "statusline" / "statusline.py")],
             input=json.dumps(stdin).encode(),
-            cwd=str(tracked_repo),
+            cwd=str(mc_repo),
             env={**mc_env.env, "PYTHONPROFILEIMPORTTIME": "1", "COLUMNS": "200"},
             capture_output=True,
             timeout=60,

@@ -1,7 +1,7 @@
 """Issue 12 item 12: ``<plugin>/bin/missioncache`` runs the command line straight from an
 installed plugin: no PYTHONPATH, no install step, from a path with spaces, through a
 symlink on PATH. Before it existed, users had to type
-``PYTHONPATH=<plugin>/missioncache-db python3 -m missioncache_db``."""
+``PYTHONPATH=<plugin>/lib python3 -m missioncache_db``."""
 
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ def run(argv, env, cwd):
     )
 
 
-def test_the_launcher_needs_no_pythonpath_even_under_a_path_with_spaces(built_plugin, tmp_path):
+def test_the_launcher_needs_no_pythonpath_even_under_a_path_with_spaces(mc_plugin, tmp_path):
     installed = tmp_path / "plugins cache" / "missioncache" / "0.1.0"
-    shutil.copytree(built_plugin, installed, symlinks=True)
+    shutil.copytree(mc_plugin, installed, symlinks=True)
     (tmp_path / "home").mkdir()
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -43,11 +43,11 @@ def test_the_launcher_needs_no_pythonpath_even_under_a_path_with_spaces(built_pl
     assert doctor.returncode == 0 and "no problems found" in doctor.stdout
 
 
-def test_a_symlink_on_path_finds_the_bundled_libraries(built_plugin, tmp_path):
+def test_a_symlink_on_path_finds_the_bundled_libraries(mc_plugin, tmp_path):
     (tmp_path / "home").mkdir()
     bin_dir = tmp_path / "home" / ".local" / "bin"
     bin_dir.mkdir(parents=True)
-    os.symlink(built_plugin / "bin" / "missioncache", bin_dir / "missioncache")
+    os.symlink(mc_plugin / "bin" / "missioncache", bin_dir / "missioncache")
     done = run(["missioncache", "nonsense"], bare_env(tmp_path, [bin_dir]), tmp_path)
     assert done.returncode == 1
     assert done.stderr.startswith("missioncache: error:")  # ours, named as the user typed it

@@ -36,16 +36,16 @@ TRACKER = "UserPromptSubmit hook success: MissionCache task tracker (demo-task)"
 # ------------------------------------------------------------------ helpers
 
 
-def task_dir(mc_env: McEnv) -> Path:
+def mc_task_dir(mc_env: McEnv) -> Path:
     return mc_env.data_root / "active" / "demo-task"
 
 
 def context_file(mc_env: McEnv) -> Path:
-    return task_dir(mc_env) / "demo-task-context.md"
+    return mc_task_dir(mc_env) / "demo-task-context.md"
 
 
 def tasks_file(mc_env: McEnv) -> Path:
-    return task_dir(mc_env) / "demo-task-tasks.md"
+    return mc_task_dir(mc_env) / "demo-task-tasks.md"
 
 
 def rows(mc_env: McEnv, sql: str) -> list[tuple]:
@@ -64,7 +64,7 @@ def wait_for_heartbeats(mc_env: McEnv, count: int) -> None:
 
 def bundled(mc_env: McEnv, plugin: Path, *args: str) -> str:
     """Run the plugin's bundled ``missioncache_db`` command; its stdout."""
-    env = dict(mc_env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    env = dict(mc_env.env, PYTHONPATH=str(plugin / "lib"))
     done = mc_env.run([python3(), "-m", "missioncache_db", *args], env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
@@ -82,9 +82,9 @@ def hook_texts(texts: list[str]) -> list[str]:
 
 
 def test_first_session_in_a_tracked_repository(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
-    s = session(built_plugin, mc_env, tracked_repo)
+    s = session(mc_plugin, mc_env, mc_repo)
     start = s.start()
     assert [t.split("\n")[0] for t in start.routed.model_texts] == [BANNER]
     banner = start.routed.model_texts[0]
@@ -110,19 +110,19 @@ def test_first_session_in_a_tracked_repository(
     # The prompt's turn ended at its Stop (recorded in the spool, joined by prompt id): the
     # quick exchange is worth its own few seconds, all Claude's, not the 2-minute tail the
     # heartbeat alone would have been credited (docs/time.md).
-    shown = bundled(mc_env, built_plugin, "time", "demo-task")
+    shown = bundled(mc_env, mc_plugin, "time", "demo-task")
     seconds = re.fullmatch(r"demo-task: (\d)s \(Claude (\d)s, you 0s\), all time", shown)
     assert seconds and seconds[1] == seconds[2], shown
     assert rows(mc_env, "SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
     assert rows(mc_env, "SELECT prompt_id FROM turn_ends") == [(turn.prompt_id,)]
-    later = session(built_plugin, mc_env, tracked_repo).start()
+    later = session(mc_plugin, mc_env, mc_repo).start()
     assert f"({seconds[1]}s invested: Claude {seconds[1]}s, you 0s)" in later.routed.human_texts[0]
 
 
-def test_no_task_means_no_output(built_plugin: Path, mc_env: McEnv, tmp_path: Path) -> None:
+def test_no_task_means_no_output(mc_plugin: Path, mc_env: McEnv, tmp_path: Path) -> None:
     elsewhere = tmp_path / "untracked"
     elsewhere.mkdir()
-    s = session(built_plugin, mc_env, elsewhere)
+    s = session(mc_plugin, mc_env, elsewhere)
     start = s.start()
     turn = s.prompt("hello", reply=[Write("a.txt", "x\n")])
     assert start.routed.model_texts == start.routed.human_texts == []
@@ -133,12 +133,12 @@ def test_no_task_means_no_output(built_plugin: Path, mc_env: McEnv, tmp_path: Pa
 
 
 def test_divergence_reminder_reaches_the_model_once_per_set(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
     context, tasks = context_file(mc_env), tasks_file(mc_env)
     context.write_text(context.read_text() + "\n### Task 2\nFound the cause.\n")
     tasks.write_text(tasks.read_text() + "- [x] 1. Reproduce\n- [ ] 2. Fix\n- [ ] 3. Test\n")
-    s = session(built_plugin, mc_env, tracked_repo)
+    s = session(mc_plugin, mc_env, mc_repo)
     s.start()
     first = s.prompt("continue")
     (reminder,) = [t for t in first.model_texts if t.startswith(TRACKER)]
@@ -173,12 +173,12 @@ def test_divergence_reminder_reaches_the_model_once_per_set(
 
 
 def test_edit_then_stop_reminds_the_human_not_the_model(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
-    s = session(built_plugin, mc_env, tracked_repo)
+    s = session(mc_plugin, mc_env, mc_repo)
     s.start()
     edit = s.prompt("add greet.py", reply=[Text("Adding."), Write("greet.py", "print('hi')\n")])
-    assert (tracked_repo / "greet.py").read_text() == "print('hi')\n"
+    assert (mc_repo / "greet.py").read_text() == "print('hi')\n"
     assert edit.human_texts == [STOP_LINE]
     # The reminder's words never reach Claude (the SessionStart instructions Claude gets
     # for a session with a task do mention /missioncache:save, by design: issue 12 item 8).
@@ -191,7 +191,7 @@ def test_edit_then_stop_reminds_the_human_not_the_model(
     read = s.prompt(
         "what does greet.py print?",
         reply=[
-            Tool("Read", {"file_path": str(tracked_repo / "greet.py")}, "print('hi')"),
+            Tool("Read", {"file_path": str(mc_repo / "greet.py")}, "print('hi')"),
             Text("It prints hi; I could Write or Edit it if you want."),
         ],
     )
@@ -204,9 +204,9 @@ def test_edit_then_stop_reminds_the_human_not_the_model(
 
 @pytest.mark.parametrize("trigger", ["manual", "auto"])
 def test_compaction_saves_a_snapshot_and_the_digest_comes_back(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path, trigger: str
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path, trigger: str
 ) -> None:
-    s = session(built_plugin, mc_env, tracked_repo)
+    s = session(mc_plugin, mc_env, mc_repo)
     s.start()
     s.prompt("add a greeting module", reply=[Text("Adding."), Write("g.py", "x = 1\n")])
     s.prompt("now rename\nit to hello", reply=[Text("Renamed it.")])
@@ -268,28 +268,28 @@ def broken_copy(plugin: Path, dest: Path, mode: str, scripts: list[str]) -> Path
         data = json.loads(config.read_text())
         for groups in data["hooks"].values():
             for group in groups:
-                for hook in group["hooks"]:
-                    hook["timeout"] = 1
+                for mc_hook in group["hooks"]:
+                    mc_hook["timeout"] = 1
         config.write_text(json.dumps(data))
     return dest
 
 
 @pytest.mark.parametrize("mode", ["crash", "hang", "exit2", "missing"])
 def test_broken_hooks_never_harm_the_session(
-    built_plugin: Path,
+    mc_plugin: Path,
     mc_env: McEnv,
     mc_task: McTask,
-    tracked_repo: Path,
+    mc_repo: Path,
     tmp_path: Path,
     mode: str,
 ) -> None:
-    plugin = broken_copy(built_plugin, tmp_path / "broken", mode, SCRIPTS)
-    s = session(plugin, mc_env, tracked_repo)
+    plugin = broken_copy(mc_plugin, tmp_path / "broken", mode, SCRIPTS)
+    s = session(plugin, mc_env, mc_repo)
     start = s.start()
     assert not start.routed.blocked and start.routed.model_texts == []
     turn = s.prompt("add a file", reply=[Text("Adding."), Write("f.txt", "x\n"), Text("Added.")])
     assert not turn.blocked and turn.result == "Added."
-    assert (tracked_repo / "f.txt").exists()
+    assert (mc_repo / "f.txt").exists()
     assert turn.stop_rounds == 1 and not turn.stop_cap_reached
     assert turn.model_texts == []
     for trigger in ("manual", "auto"):
@@ -301,10 +301,10 @@ def test_broken_hooks_never_harm_the_session(
 
 
 def test_one_crashing_hook_leaves_the_others_working(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path, tmp_path: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path, tmp_path: Path
 ) -> None:
-    plugin = broken_copy(built_plugin, tmp_path / "broken", "crash", ["task_tracker"])
-    s = session(plugin, mc_env, tracked_repo)
+    plugin = broken_copy(mc_plugin, tmp_path / "broken", "crash", ["task_tracker"])
+    s = session(plugin, mc_env, mc_repo)
     assert s.start().routed.model_texts[0].startswith(BANNER)
     turn = s.prompt("edit", reply=[Write("f.txt", "x\n")])
     assert turn.human_texts == [STOP_LINE]
@@ -314,14 +314,14 @@ def test_one_crashing_hook_leaves_the_others_working(
 # ------------------------------------------------------------------ the harness's commands
 
 
-def test_demo_command_tells_the_story(built_plugin: Path, tmp_path: Path) -> None:
+def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
     command = [
         sys.executable,
         "-m",
         "missioncache_harness.cli",
         "demo",
         "--plugin",
-        str(built_plugin),
+        str(mc_plugin),
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
@@ -335,7 +335,7 @@ def test_demo_command_tells_the_story(built_plugin: Path, tmp_path: Path) -> Non
         "== You quit (SessionEnd)",
         "== Time recorded",
     ]
-    assert f"plugin:  {built_plugin}" in out
+    assert f"plugin:  {mc_plugin}" in out
     assert "Claude sees: " + BANNER in out
     assert "you see: ⎿  SessionStart:startup says: MissionCache: tracking demo-task" in out
     assert "you see: ⎿  Stop says: MissionCache: Claude edited 1 file(s)" in out
@@ -346,10 +346,10 @@ def test_demo_command_tells_the_story(built_plugin: Path, tmp_path: Path) -> Non
 
 
 def test_fire_session_start_prints_the_routed_result(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
     command = [sys.executable, "-m", "missioncache_harness.cli", "fire", "SessionStart"]
-    args = ["--plugin", str(built_plugin), "--cwd", str(tracked_repo), "--home", str(mc_env.home)]
+    args = ["--plugin", str(mc_plugin), "--cwd", str(mc_repo), "--home", str(mc_env.home)]
     done = subprocess.run(
         [*command, *args], capture_output=True, text=True, timeout=60, check=False, env=mc_env.env
     )
@@ -371,12 +371,12 @@ def test_fire_session_start_prints_the_routed_result(
 
 
 def test_turn_endings_reach_the_time_model(
-    built_plugin: Path, mc_env: McEnv, mc_task: McTask, tracked_repo: Path
+    mc_plugin: Path, mc_env: McEnv, mc_task: McTask, mc_repo: Path
 ) -> None:
     """Stop with a subagent running, its <task-notification> report, an API error
     (StopFailure) and an Esc (no hook): each turn is joined by its prompt id, the
     notification is recorded as a synthetic prompt, the interrupted turn has no end."""
-    s = session(built_plugin, mc_env, tracked_repo)
+    s = session(mc_plugin, mc_env, mc_repo)
     s.start()
     running = [{"id": "a1", "type": "subagent", "status": "running", "description": "d"}]
     first = s.prompt("research this in the background", background_tasks=running)
@@ -387,7 +387,7 @@ def test_turn_endings_reach_the_time_model(
     assert "Stop" not in [e.event for e in interrupted.events]
     s.end()
     wait_for_heartbeats(mc_env, 4)
-    shown = bundled(mc_env, built_plugin, "time", "demo-task")  # ingests the spool
+    shown = bundled(mc_env, mc_plugin, "time", "demo-task")  # ingests the spool
     assert shown.startswith("demo-task: ") and "(Claude " in shown
     ends = dict(rows(mc_env, "SELECT prompt_id, outcome || ':' || background FROM turn_ends"))
     assert ends == {

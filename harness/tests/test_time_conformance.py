@@ -72,7 +72,7 @@ def time_invested(env: McEnv, plugin: Path) -> tuple[int, int, int]:
             conn.close()
 
     assert poll_until(lambda: count() >= 2), "the two heartbeats never landed"
-    environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
     done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ)
     assert done.returncode == 0, done.stderr
     shown = _SHOWN.fullmatch(done.stdout.strip())
@@ -87,14 +87,14 @@ def assert_honest(total: int, claude: int, you: int) -> None:
 
 @pytest.mark.conformance
 @requires_claude
-def test_a_12_second_turn_counts_through_the_real_cli(built_plugin: Path, tmp_path: Path) -> None:
-    env, cwd = tracked(tmp_path, built_plugin)
+def test_a_12_second_turn_counts_through_the_real_cli(mc_plugin: Path, tmp_path: Path) -> None:
+    env, cwd = tracked(tmp_path, mc_plugin)
     sid = str(uuid.uuid4())
     bash = ToolUse("Bash", {"command": f"sleep {COMMAND_SECONDS}", "description": "Wait"})
     common = dict(
         home=env.home,
         cwd=cwd,
-        plugin_dirs=[built_plugin],
+        plugin_dirs=[mc_plugin],
         env_extra={"MISSIONCACHE_ROOT": str(env.data_root)},
         extra_args=["--allowedTools", "Bash"],
     )
@@ -107,7 +107,7 @@ def test_a_12_second_turn_counts_through_the_real_cli(built_plugin: Path, tmp_pa
         api.enqueue("Quick answer.")
         second = run_turn("quick question", fake_api=api, resume=sid, **common).check()
         assert second.result_text == "Quick answer."
-    assert_honest(*time_invested(env, built_plugin))
+    assert_honest(*time_invested(env, mc_plugin))
     # The fact the model rests on, pinned on 2.1.328: each Stop carries the prompt_id of the
     # UserPromptSubmit that started its turn, so every turn end joins its heartbeat.
     conn = sqlite3.connect(str(env.data_root / "tasks.db"))
@@ -120,16 +120,16 @@ def test_a_12_second_turn_counts_through_the_real_cli(built_plugin: Path, tmp_pa
 
 
 @pytest.mark.conformance
-def test_a_12_second_turn_counts_through_the_simulator(built_plugin: Path, tmp_path: Path) -> None:
-    env, cwd = tracked(tmp_path, built_plugin)
-    session = Session(built_plugin, cwd, env=env.env)
+def test_a_12_second_turn_counts_through_the_simulator(mc_plugin: Path, tmp_path: Path) -> None:
+    env, cwd = tracked(tmp_path, mc_plugin)
+    session = Session(mc_plugin, cwd, env=env.env)
     session.start()
     bash = Tool("Bash", {"command": f"sleep {COMMAND_SECONDS}"}, seconds=COMMAND_SECONDS)
     session.prompt("run the slow command", reply=[Text("Running it."), bash, Text("Done.")])
     time.sleep(IDLE_GAP)
     session.prompt("quick question", reply=[Text("Quick answer.")])
     session.end()
-    assert_honest(*time_invested(env, built_plugin))
+    assert_honest(*time_invested(env, mc_plugin))
 
 
 CAPTURE_HOOKS = {

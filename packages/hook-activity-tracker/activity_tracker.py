@@ -28,11 +28,11 @@ import sys
 import time
 
 # Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_MISSIONCACHE_DB = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+_BUNDLED_LIBRARIES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
 )
-if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
-    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
+    sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 
 def child_env(session_id, prompt_id=None, synthetic=False) -> dict:
@@ -45,9 +45,9 @@ def child_env(session_id, prompt_id=None, synthetic=False) -> dict:
     env["MISSIONCACHE_PROMPT_KIND"] = "synthetic" if synthetic else "prompt"
     # The turn starts now, not when the detached child gets round to recording it.
     env["MISSIONCACHE_PROMPT_EPOCH"] = repr(time.time())
-    if os.path.isdir(_BUNDLED_MISSIONCACHE_DB):
+    if os.path.isdir(_BUNDLED_LIBRARIES):
         existing = env.get("PYTHONPATH")
-        parts = [_BUNDLED_MISSIONCACHE_DB] + ([existing] if existing else [])
+        parts = [_BUNDLED_LIBRARIES] + ([existing] if existing else [])
         env["PYTHONPATH"] = os.pathsep.join(parts)
     if session_id:
         env["CLAUDE_SESSION_ID"] = session_id

@@ -19,11 +19,11 @@ import os
 import sys
 
 # Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_MISSIONCACHE_DB = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
+_BUNDLED_LIBRARIES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
 )
-if os.path.isdir(_BUNDLED_MISSIONCACHE_DB) and _BUNDLED_MISSIONCACHE_DB not in sys.path:
-    sys.path.insert(0, _BUNDLED_MISSIONCACHE_DB)
+if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
+    sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 LOCK_TIMEOUT = 5.0  # seconds for the context file's lock
 BUSY_TIMEOUT = 20.0  # seconds for tasks.db; the hook's budget is 30

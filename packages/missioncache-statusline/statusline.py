@@ -14,10 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
-# Bundled libraries (no pip install step). os.path, not pathlib: it costs milliseconds.
-_BUNDLED = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
-)
+# Bundled libraries (no pip install step).
+_BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib")
 if os.path.isdir(_BUNDLED) and _BUNDLED not in sys.path:
     sys.path.insert(0, _BUNDLED)
 

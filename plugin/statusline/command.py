@@ -12,9 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-_BUNDLED = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "missioncache-db"
-)
+_BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib")
 if os.path.isdir(_BUNDLED) and _BUNDLED not in sys.path:
     sys.path.insert(0, _BUNDLED)
 

@@ -110,7 +110,7 @@ class Replay:
             self.home.wait_children_gone(timeout=20)
 
     def query(self, epoch: float, period: str) -> dict:
-        env = dict(self.env(epoch), PYTHONPATH=str(self.home.bench.plugin / "missioncache-db"))
+        env = dict(self.env(epoch), PYTHONPATH=str(self.home.bench.plugin / "lib"))
         done = subprocess.run(
             [self.home.bench.python, "-S", "-c", _QUERY, period],
             env=env,

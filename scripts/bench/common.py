@@ -137,7 +137,7 @@ class Home:
 
     def cli(self, *args: str) -> int | None:
         """Run the plugin's bundled ``missioncache_db`` command (as the user would)."""
-        env = dict(self.env, PYTHONPATH=str(self.bench.plugin / "missioncache-db"))
+        env = dict(self.env, PYTHONPATH=str(self.bench.plugin / "lib"))
         done = subprocess.run(
             [self.bench.python, "-m", "missioncache_db", *args],
             env=env,

@@ -137,7 +137,7 @@ def add_recent(home: Home, count: int = 20) -> None:
 
 def measure(home: Home) -> dict:
     """Run process_heartbeats once in a fresh process of the hook interpreter."""
-    env = dict(home.env, PYTHONPATH=str(home.bench.plugin / "missioncache-db"))
+    env = dict(home.env, PYTHONPATH=str(home.bench.plugin / "lib"))
     done = subprocess.run(
         [home.bench.python, "-c", _CHILD, str(home.db_path)],
         env=env,

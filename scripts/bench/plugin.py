@@ -26,6 +26,6 @@ def build(out: Path) -> tuple[Path, str | None]:
 
     for package, module in build_plugin.LIBRARIES.items():
         src = build_plugin.PACKAGES / package / "src" / module
-        build_plugin._copy_python_tree(src, out / "missioncache-db" / module)
+        build_plugin._copy_python_tree(src, out / "lib" / module)
     reason = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "build failed"
     return out, reason

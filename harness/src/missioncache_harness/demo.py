@@ -119,7 +119,7 @@ def _show_event(result: EventResult, quiet: bool = True) -> None:
 
 
 def _time(env: McEnv, plugin: Path, project: Path) -> None:
-    environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
     done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ, cwd=project)
     _line("missioncache-db time", (done.stdout or done.stderr).strip())
     _line("heartbeats recorded", _heartbeats(env.data_root / "tasks.db"))

@@ -6,13 +6,13 @@ them one way keeps tests honest: the plugin is built by the real build script an
 the plugin's bundled library running as a process, exactly as a user's machine would.
 
 - ``mc_env``: a temporary HOME with ``~/.claude`` and a data root; ``.env`` for subprocesses.
-- ``built_plugin``: the plugin tree built by ``scripts/build_plugin.py`` (once per test session).
-- ``tracked_repo``: a project directory (no git) for a task to be tied to.
-- ``mc_task``: a task named ``demo-task`` tied to ``tracked_repo``, created through the plugin.
+- ``mc_plugin``: the plugin tree built by ``scripts/build_plugin.py`` (once per test session).
+- ``mc_repo``: a project directory (no git) for a task to be tied to.
+- ``mc_task``: a task named ``demo-task`` tied to ``mc_repo``, created through the plugin.
 - Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
 - ``MISSIONCACHE_HOOK_PYTHON=/path/to/python3.9``: hooks and bare ``python3`` children run
   under that interpreter (a ``python3`` link put first on PATH), the tests themselves do not.
-- hook tests (``hook_fixtures``): ``hook`` runs the script a package names with ``hook_script``;
+- hook tests (``hook_fixtures``): ``hook`` runs the script a package names with ``mc_hook_script``;
   ``query``/``execute`` reach tasks.db directly; ``mc_cli`` runs the bundled command.
 """
 
@@ -23,14 +23,14 @@ from pathlib import Path
 import pytest
 
 from missioncache_harness.hook_fixtures import (  # noqa: F401 - re-exported fixtures
-    execute,
-    hook,
-    hook_script,
-    make_task,
     mc_cli,
-    python_with_plugin,
-    query,
-    task_dir,
+    mc_execute,
+    mc_hook,
+    mc_hook_script,
+    mc_make_task,
+    mc_python,
+    mc_query,
+    mc_task_dir,
 )
 from missioncache_harness.locate import build_script
 from missioncache_harness.workspace import (
@@ -42,7 +42,7 @@ from missioncache_harness.workspace import (
     put_hook_python_first,
 )
 
-__all__ = ["McEnv", "McTask", "built_plugin", "mc_env", "mc_task", "tracked_repo"]
+__all__ = ["McEnv", "McTask", "mc_env", "mc_plugin", "mc_repo", "mc_task"]
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -68,7 +68,7 @@ def mc_env(tmp_path: Path) -> McEnv:
 
 
 @pytest.fixture(scope="session")
-def built_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def mc_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The plugin tree, built once per test session by ``scripts/build_plugin.py --out``."""
     if build_script() is None:
         pytest.skip("scripts/build_plugin.py is not in this checkout: no plugin to build")
@@ -79,7 +79,7 @@ def built_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def tracked_repo(tmp_path: Path) -> Path:
+def mc_repo(tmp_path: Path) -> Path:
     """A project directory without git, resolved (Claude Code reports real paths)."""
     repo = tmp_path / "work" / "tracked-repo"
     repo.mkdir(parents=True)
@@ -88,6 +88,6 @@ def tracked_repo(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def mc_task(built_plugin: Path, mc_env: McEnv, tracked_repo: Path) -> McTask:
-    """A task ``demo-task`` tied to ``tracked_repo``, created through the built plugin."""
-    return create_task(built_plugin, mc_env, "demo-task", tracked_repo)
+def mc_task(mc_plugin: Path, mc_env: McEnv, mc_repo: Path) -> McTask:
+    """A task ``demo-task`` tied to ``mc_repo``, created through the built plugin."""
+    return create_task(mc_plugin, mc_env, "demo-task", mc_repo)

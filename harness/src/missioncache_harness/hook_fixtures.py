@@ -1,7 +1,7 @@
 """Fixtures for testing a hook script as Claude Code runs it: a real process of the BUILT
-plugin, JSON on stdin, in an isolated HOME (``mc_env``, ``built_plugin``, ``mc_task``).
+plugin, JSON on stdin, in an isolated HOME (``mc_env``, ``mc_plugin``, ``mc_task``).
 
-A hook package's ``tests/conftest.py`` names its script by overriding ``hook_script``;
+A hook package's ``tests/conftest.py`` names its script by overriding ``mc_hook_script``;
 ``hook(payload)`` then runs it and asserts the hook boundary held (exit 0, no traceback).
 """
 
@@ -19,9 +19,9 @@ from missioncache_harness.workspace import python3
 
 
 @pytest.fixture
-def hook_script() -> str:
-    """The hook script ``hook(...)`` runs; each hook package's conftest overrides it."""
-    pytest.fail("override the `hook_script` fixture in the hook package's conftest.py")
+def mc_hook_script() -> str:
+    """The hook script ``mc_hook(...)`` runs; each hook package's conftest overrides it."""
+    pytest.fail("override the `mc_hook_script` fixture in the hook package's conftest.py")
 
 
 class Done:
@@ -43,20 +43,20 @@ class Done:
 
 
 @pytest.fixture
-def hook(built_plugin, mc_env, tracked_repo, hook_script):
-    """``hook(payload)`` runs the script; payload may be a dict (sent as JSON) or bytes.
+def mc_hook(mc_plugin, mc_env, mc_repo, mc_hook_script):
+    """``mc_hook(payload)`` runs the script; payload may be a dict (sent as JSON) or bytes.
 
     Unless given, ``cwd`` in the payload and the process cwd are the tracked repo."""
 
     def run(payload=None, *, cwd=None, env=None, script=None, timeout=60) -> Done:
-        workdir = str(cwd or tracked_repo)
+        workdir = str(cwd or mc_repo)
         if isinstance(payload, dict):
             payload = {"cwd": workdir, **payload}
             raw = json.dumps(payload).encode()
         else:
             raw = payload if payload is not None else b""
         proc = subprocess.run(
-            [python3(), str(built_plugin / "hooks" / (script or hook_script))],
+            [python3(), str(mc_plugin / "hooks" / (script or mc_hook_script))],
             input=raw,
             cwd=workdir,
             env={**mc_env.env, **(env or {})},
@@ -76,7 +76,7 @@ def hook(built_plugin, mc_env, tracked_repo, hook_script):
 
 
 @pytest.fixture
-def query(mc_env):
+def mc_query(mc_env):
     """Run SQL on the test's tasks.db directly (no library in between)."""
 
     def run(sql: str, params: tuple = ()) -> list:
@@ -90,7 +90,7 @@ def query(mc_env):
 
 
 @pytest.fixture
-def execute(mc_env):
+def mc_execute(mc_env):
     """Write to the test's tasks.db directly (to stage rows or hold its lock)."""
 
     def run(sql: str, params: tuple = ()) -> None:
@@ -105,7 +105,7 @@ def execute(mc_env):
 
 
 @pytest.fixture
-def make_task(mc_cli):
+def mc_make_task(mc_cli):
     """Create another task through the plugin's bundled command: ``.name``, ``.id``."""
 
     def run(name, repo=None):
@@ -117,16 +117,16 @@ def make_task(mc_cli):
 
 
 @pytest.fixture
-def task_dir(mc_env, mc_task):
+def mc_task_dir(mc_env, mc_task):
     return mc_env.data_root / "active" / mc_task.name
 
 
 @pytest.fixture
-def mc_cli(built_plugin, mc_env):
+def mc_cli(mc_plugin, mc_env):
     """``python3 -m missioncache_db ARGS`` from the plugin's bundled library (must succeed)."""
 
     def run(*args, cwd=None):
-        env = dict(mc_env.env, PYTHONPATH=str(built_plugin / "missioncache-db"))
+        env = dict(mc_env.env, PYTHONPATH=str(mc_plugin / "lib"))
         done = mc_env.run([python3(), "-m", "missioncache_db", *args], env=env, cwd=cwd)
         assert done.returncode == 0, done.stderr
         return done.stdout
@@ -135,13 +135,13 @@ def mc_cli(built_plugin, mc_env):
 
 
 @pytest.fixture
-def python_with_plugin(built_plugin, mc_env):
+def mc_python(mc_plugin, mc_env):
     """Start ``python3 -c CODE ARGS`` with the bundled library (stdout piped); the caller
     kills it."""
     started = []
 
     def run(code, *args):
-        env = dict(mc_env.env, PYTHONPATH=str(built_plugin / "missioncache-db"))
+        env = dict(mc_env.env, PYTHONPATH=str(mc_plugin / "lib"))
         proc = subprocess.Popen(
             [python3(), "-c", code, *args], env=env, stdout=subprocess.PIPE, text=True
         )

@@ -51,7 +51,7 @@ def build(root: Path, plugin: Path, period: str = "week") -> tuple[McEnv, Path]:
         (folder / f"{name}-tasks.md").write_text(tasks_file(*PROGRESS[name]), encoding="utf-8")
         _record_plan(env.data_root / "tasks.db", task.id, plan, now)
     page = root / "report.html"
-    environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
     args = [
         python3(),
         "-m",

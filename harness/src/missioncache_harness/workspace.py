@@ -115,7 +115,7 @@ def create_task(plugin: Path, env: McEnv, name: str, repo: Path | None = None) -
     args = [python3(), "-m", "missioncache_db", "create-task", name]
     if repo is not None:
         args += ["--repo", str(repo)]
-    environ = dict(env.env, PYTHONPATH=str(plugin / "missioncache-db"))
+    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
     done = env.run(args, env=environ, cwd=str(repo or env.home))
     if done.returncode != 0:
         raise RuntimeError(f"create-task {name} failed: {done.stderr.strip()}")

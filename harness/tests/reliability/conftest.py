@@ -17,8 +17,8 @@ from missioncache_harness.plugin import Plugin, load_plugin
 
 
 @pytest.fixture(scope="session")
-def real_plugin(built_plugin: Path) -> Plugin:
-    return load_plugin(built_plugin)
+def real_plugin(mc_plugin: Path) -> Plugin:
+    return load_plugin(mc_plugin)
 
 
 @pytest.fixture(scope="session")
@@ -27,5 +27,5 @@ def strict_plugin(real_plugin: Plugin) -> Plugin:
 
 
 @pytest.fixture
-def scene(tmp_path: Path, strict_plugin: Plugin, built_plugin: Path) -> Scene:
-    return make_scene(tmp_path, strict_plugin, built_plugin)
+def scene(tmp_path: Path, strict_plugin: Plugin, mc_plugin: Path) -> Scene:
+    return make_scene(tmp_path, strict_plugin, mc_plugin)

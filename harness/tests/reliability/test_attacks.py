@@ -50,13 +50,13 @@ HOSTILE_TERMINAL_IDS = [
 ]
 
 
-def other_task_binding(scene, built_plugin) -> None:
+def other_task_binding(scene, mc_plugin) -> None:
     """A second task in another repository, and a binding to it planted OUTSIDE the state
     directory where a traversing session id would land: if a hook ever read it, the
     banner would name ``other-task``."""
     repo = scene.root / "work" / "other-repo"
     repo.mkdir()
-    other = create_task(built_plugin, scene.env, "other-task", repo)
+    other = create_task(mc_plugin, scene.env, "other-task", repo)
     planted = {"projectName": "other-task", "taskId": other.id, "sessionId": SESSION_ID}
     for where in (scene.outside, scene.env.claude_dir / "hooks", scene.env.claude_dir):
         (where / f"{SESSION_ID}.json").write_text(json.dumps(planted), encoding="utf-8")
@@ -85,8 +85,8 @@ def assert_contained(scene, before_outside, before_claude, fired, label) -> None
 
 
 @pytest.mark.parametrize("session_id", HOSTILE_SESSION_IDS, ids=range(len(HOSTILE_SESSION_IDS)))
-def test_hostile_session_ids_stay_inside(session_id, scene, strict_plugin, built_plugin):
-    other_task_binding(scene, built_plugin)
+def test_hostile_session_ids_stay_inside(session_id, scene, strict_plugin, mc_plugin):
+    other_task_binding(scene, mc_plugin)
     for event in EVENTS:
         before_outside, before_claude = scene.outside_snapshot(), state_files(scene)
         data = json.dumps(scene.payload(event, session_id=session_id, source="compact"))
@@ -140,11 +140,11 @@ HOSTILE_TASK_NAMES = [
 ]
 
 
-def test_hostile_task_names_are_refused(scene, built_plugin):
+def test_hostile_task_names_are_refused(scene, mc_plugin):
     """The bundled CLI refuses every name outside ``^[a-z0-9][a-z0-9-]*$`` (<= 128) and
     creates nothing anywhere (NUL cannot even reach it: exec refuses it in argv)."""
     before = snapshot(scene.root, skip=(scene.env.claude_dir,))
-    env = dict(scene.env.env, PYTHONPATH=str(built_plugin / "missioncache-db"))
+    env = dict(scene.env.env, PYTHONPATH=str(mc_plugin / "lib"))
     for name in HOSTILE_TASK_NAMES:
         done = scene.env.run(
             [python3(), "-m", "missioncache_db", "create-task", name, "--repo", str(scene.repo)],

@@ -21,10 +21,10 @@ from missioncache_harness.tools import Text
 SESSIONS = 16
 
 
-def test_sixteen_sessions_on_one_task(scene, strict_plugin, built_plugin):
+def test_sixteen_sessions_on_one_task(scene, strict_plugin, mc_plugin):
     """16 sessions start, prompt, compact and stop at the same moment on one task: every
     heartbeat is counted once, every snapshot is in the context file, nothing blocks."""
-    process_heartbeats(scene, built_plugin)
+    process_heartbeats(scene, mc_plugin)
     base = heartbeats(scene)
     barrier = threading.Barrier(SESSIONS)
     problems: list[str] = []
@@ -55,7 +55,7 @@ def test_sixteen_sessions_on_one_task(scene, strict_plugin, built_plugin):
     assert problems == []
     wanted = base + SESSIONS
     assert wait_for(lambda: heartbeats(scene) + spooled(scene) >= wanted, timeout=20)
-    process_heartbeats(scene, built_plugin)
+    process_heartbeats(scene, mc_plugin)
     assert spooled(scene) == 0
     assert heartbeats(scene) == wanted
     for index in range(SESSIONS):

@@ -71,7 +71,7 @@ def assert_works(scene, plugin, prompt: str) -> None:
 
 
 @pytest.mark.parametrize("which", ["tasks.db", "hooks-state.db"])
-def test_corrupt_database(which, scene, strict_plugin, built_plugin):
+def test_corrupt_database(which, scene, strict_plugin, mc_plugin):
     home = scene.env.data_root if which == "tasks.db" else scene.env.claude_dir
     db = home / which
     good = checkpoint(db)
@@ -106,11 +106,11 @@ def hold_exclusive(db, seconds: float) -> subprocess.Popen:
     return holder
 
 
-def test_databases_locked_for_ten_seconds(scene, strict_plugin, built_plugin):
+def test_databases_locked_for_ten_seconds(scene, strict_plugin, mc_plugin):
     """Another process holds BEGIN EXCLUSIVE on tasks.db and hooks-state.db for 10 s. The
     prompt hooks finish at once (the heartbeat is spooled), SessionStart and Stop answer
     from reads, PreCompact waits inside its budget and then counts the spooled heartbeat."""
-    process_heartbeats(scene, built_plugin)
+    process_heartbeats(scene, mc_plugin)
     before = heartbeats(scene)
     context_before = scene.context.read_text(encoding="utf-8")
     env = dict(scene.env.env, TERM_SESSION_ID="tab-locked")
@@ -173,8 +173,8 @@ def read_only(*paths):
             os.chmod(folder, 0o755)
 
 
-def test_read_only_directories(scene, strict_plugin, built_plugin):
-    process_heartbeats(scene, built_plugin)
+def test_read_only_directories(scene, strict_plugin, mc_plugin):
+    process_heartbeats(scene, mc_plugin)
     before = heartbeats(scene)
     context_before = scene.context.read_bytes()
     with read_only(scene.env.data_root, scene.env.claude_dir):
@@ -213,9 +213,9 @@ def fill(path) -> None:
         os.close(fd)
 
 
-def test_full_disk(tiny_fs, strict_plugin, built_plugin):
-    scene = make_scene(tiny_fs, strict_plugin, built_plugin)
-    process_heartbeats(scene, built_plugin)
+def test_full_disk(tiny_fs, strict_plugin, mc_plugin):
+    scene = make_scene(tiny_fs, strict_plugin, mc_plugin)
+    process_heartbeats(scene, mc_plugin)
     before = heartbeats(scene)
     context_before = scene.context.read_text(encoding="utf-8")
     filler = tiny_fs / "filler"
@@ -238,7 +238,7 @@ def test_full_disk(tiny_fs, strict_plugin, built_plugin):
 # ------------------------------------------------------------------ the plugin vanishes
 
 
-def test_plugin_directory_vanishes(scene, built_plugin, tmp_path):
+def test_plugin_directory_vanishes(scene, mc_plugin, tmp_path):
     """Claude Code replaces the plugin directory on update, under running sessions. The
     real commands (with ``|| true``) exit 0 and block nothing; the same commands without
     the suffix WOULD block (python exits 2 on a missing script), which shows the suffix is
@@ -248,7 +248,7 @@ def test_plugin_directory_vanishes(scene, built_plugin, tmp_path):
     from missioncache_harness.plugin import load_plugin
 
     copy = tmp_path / "installed" / "missioncache"
-    shutil.copytree(built_plugin, copy)
+    shutil.copytree(mc_plugin, copy)
     real = load_plugin(copy)
     shutil.rmtree(copy)
     for event in EVENTS:
@@ -259,7 +259,7 @@ def test_plugin_directory_vanishes(scene, built_plugin, tmp_path):
     assert bare.routed.blocked or all(r.exit_code == 2 for r in bare.runs)
 
 
-def test_library_directory_vanishes_mid_update(scene, built_plugin, tmp_path):
+def test_library_directory_vanishes_mid_update(scene, mc_plugin, tmp_path):
     """Half-replaced plugin: scripts present, bundled libraries gone. The ImportError
     guard exits 0 in silence."""
     from reliability_kit import strict
@@ -267,8 +267,8 @@ def test_library_directory_vanishes_mid_update(scene, built_plugin, tmp_path):
     from missioncache_harness.plugin import load_plugin
 
     copy = tmp_path / "installed" / "missioncache"
-    shutil.copytree(built_plugin, copy)
-    shutil.rmtree(copy / "missioncache-db")
+    shutil.copytree(mc_plugin, copy)
+    shutil.rmtree(copy / "lib")
     plugin = strict(load_plugin(copy))
     # Not the workspace's virtualenv python (it has the libraries installed): a python3
     # without them, as on a user's machine.
@@ -290,7 +290,7 @@ def test_library_directory_vanishes_mid_update(scene, built_plugin, tmp_path):
         assert all(r.stdout == "" for r in fired.runs), event
 
 
-def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, built_plugin, tmp_path):
+def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, mc_plugin, tmp_path):
     """PreCompact is waiting for the context lock when the plugin directory is deleted:
     it still exits 0, within its timeout, and the context file is whole."""
     import threading
@@ -301,7 +301,7 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, built_plugin, t
     from missioncache_state.lock import FileLock
 
     copy = tmp_path / "installed" / "missioncache"
-    shutil.copytree(built_plugin, copy)
+    shutil.copytree(mc_plugin, copy)
     plugin = strict(load_plugin(copy))
     context_before = scene.context.read_text(encoding="utf-8")
     result = {}

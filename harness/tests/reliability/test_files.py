@@ -57,7 +57,7 @@ def test_a_special_file_at_the_context_or_tasks_path(kind, which, scene, strict_
 # -- item 3: bad spool entries -----------------------------------------------------------
 
 
-def test_bad_spool_entries_never_stop_time_tracking(scene, strict_plugin, built_plugin):
+def test_bad_spool_entries_never_stop_time_tracking(scene, strict_plugin, mc_plugin):
     spool = scene.env.data_root / "spool"
     spool.mkdir(exist_ok=True)
     deep = "[" * 5000 + "]" * 5000
@@ -144,7 +144,7 @@ def _max_rss_of(command: list[str], stdin: bytes, env: dict, cwd) -> tuple[int, 
     return int(first), rest
 
 
-def test_a_50mb_context_file_is_not_read_whole(scene, strict_plugin, built_plugin):
+def test_a_50mb_context_file_is_not_read_whole(scene, strict_plugin, mc_plugin):
     """Regression: ~10x the file's size in memory and ~1.8 s on every prompt. The digest
     comes from the head (entries are newest first); memory stays near a bare hook's."""
     text = scene.context.read_text(encoding="utf-8")
@@ -155,7 +155,7 @@ def test_a_50mb_context_file_is_not_read_whole(scene, strict_plugin, built_plugi
     env = dict(scene.env.env, CLAUDE_PROJECT_DIR=str(scene.repo))
     for script, event in (("session_start", "SessionStart"), ("task_tracker", "UserPromptSubmit")):
         stdin = json.dumps(scene.payload(event, source="compact")).encode()
-        command = ["python3", "-S", str(built_plugin / "hooks" / f"{script}.py")]
+        command = ["python3", "-S", str(mc_plugin / "hooks" / f"{script}.py")]
         peak_kb, out = _max_rss_of(command, stdin, env, scene.repo)
         assert peak_kb < 60_000, (script, peak_kb)
         if script == "session_start":

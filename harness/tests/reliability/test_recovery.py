@@ -71,10 +71,10 @@ def system_message(fired) -> str:
 
 @pytest.mark.parametrize("kind", BROKEN_KINDS)
 def test_a_broken_database_is_told_once_and_loses_no_heartbeat(
-    kind, scene, strict_plugin, built_plugin
+    kind, scene, strict_plugin, mc_plugin
 ):
     db = scene.env.data_root / "tasks.db"
-    process_heartbeats(scene, built_plugin)
+    process_heartbeats(scene, mc_plugin)
     before = heartbeats(scene, SESSION_ID)
     good = good_bytes(db)
     break_database(db, kind, good)
@@ -92,12 +92,12 @@ def test_a_broken_database_is_told_once_and_loses_no_heartbeat(
     assert wait_heartbeat_children(scene.env.data_root)
 
     restore_database(db, good)
-    process_heartbeats(scene, built_plugin)
+    process_heartbeats(scene, mc_plugin)
     assert heartbeats(scene, SESSION_ID) == before + PROMPTS
 
 
 def test_an_unbound_session_spooled_while_broken_is_resolved_from_its_cwd(
-    scene, strict_plugin, built_plugin
+    scene, strict_plugin, mc_plugin
 ):
     db = scene.env.data_root / "tasks.db"
     good = good_bytes(db)
@@ -107,12 +107,12 @@ def test_an_unbound_session_spooled_while_broken_is_resolved_from_its_cwd(
     assert breadcrumb_only(fired) == []
     assert wait_heartbeat_children(scene.env.data_root)
     restore_database(db, good)
-    process_heartbeats(scene, built_plugin)
+    process_heartbeats(scene, mc_plugin)
     assert heartbeats(scene, "sess-unbound") == 1
 
 
-def slash(built_plugin, scene, *args: str) -> str:
-    script = built_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+def slash(mc_plugin, scene, *args: str) -> str:
+    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
     env = dict(scene.env.env, CLAUDE_CODE_SESSION_ID=SESSION_ID)
     done = subprocess.run(
         [sys.executable, "-I", "-S", str(script), *args],
@@ -128,7 +128,7 @@ def slash(built_plugin, scene, *args: str) -> str:
 
 
 @pytest.mark.parametrize("kind", ["deleted", "moved", "file-in-its-place"])
-def test_a_vanished_task_folder_is_said_with_the_ways_out(kind, scene, strict_plugin, built_plugin):
+def test_a_vanished_task_folder_is_said_with_the_ways_out(kind, scene, strict_plugin, mc_plugin):
     folder = scene.context.parent
     if kind == "deleted":
         shutil.rmtree(folder)
@@ -149,14 +149,14 @@ def test_a_vanished_task_folder_is_said_with_the_ways_out(kind, scene, strict_pl
     assert "could not save a pre-compaction snapshot" in compact.stdout("pre_compact.py")
 
     for command in (["load", TASK], ["save"]):
-        out = slash(built_plugin, scene, *command)
+        out = slash(mc_plugin, scene, *command)
         assert out.startswith(f"MISSIONCACHE PROBLEM: the folder of task {TASK} is gone")
         assert "Errno" not in out
     assert scene.outside_snapshot() == before  # nothing recreated or written elsewhere
     assert kind == "file-in-its-place" or not os.path.lexists(folder)
 
     if kind != "file-in-its-place":
-        out = slash(built_plugin, scene, "new", TASK)
+        out = slash(mc_plugin, scene, "new", TASK)
         assert "its context and tasks files were recreated" in out
         assert scene.context.is_file() and scene.tasks.is_file()
         assert "MissionCache: tracking" in system_message(

@@ -29,14 +29,14 @@ def wait_for(check, timeout=20.0):
 
 
 @pytest.fixture
-def heartbeats(query):
-    return lambda: query("SELECT session_id, context FROM heartbeats ORDER BY id")
+def heartbeats(mc_query):
+    return lambda: mc_query("SELECT session_id, context FROM heartbeats ORDER BY id")
 
 
 @pytest.fixture
-def prompt(hook):
+def prompt(mc_hook):
     def run(text, sid=SID, **options):
-        done = hook({"session_id": sid, "hook_event_name": "UserPromptSubmit", "prompt": text},
+        done = mc_hook({"session_id": sid, "hook_event_name": "UserPromptSubmit", "prompt": text},
                     **options)  # fmt: skip
         assert done.stdout == ""  # nothing ever for Claude
         return done
@@ -50,11 +50,11 @@ def marker(prompt, heartbeats, count):
     return wait_for(lambda: len(heartbeats()) >= count and heartbeats())
 
 
-def test_counted_prompt_records_one_heartbeat(prompt, heartbeats, mc_task, tracked_repo):
+def test_counted_prompt_records_one_heartbeat(prompt, heartbeats, mc_task, mc_repo):
     done = prompt("please refactor the parser")
     assert done.silent()
     rows = wait_for(heartbeats)
-    assert rows == [(SID, f'{{"cwd": "{tracked_repo}"}}')]
+    assert rows == [(SID, f'{{"cwd": "{mc_repo}"}}')]
 
 
 @pytest.mark.parametrize(
@@ -66,8 +66,8 @@ def test_skipped_prompts_record_nothing(prompt, heartbeats, mc_task, text):
     assert rows == [("marker", rows[0][1])]
 
 
-def test_subagent_prompt_records_nothing(hook, prompt, heartbeats, mc_task):
-    hook({"session_id": SID, "prompt": "work inside an agent", "agent_id": "a123"})
+def test_subagent_prompt_records_nothing(mc_hook, prompt, heartbeats, mc_task):
+    mc_hook({"session_id": SID, "prompt": "work inside an agent", "agent_id": "a123"})
     assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
 
 
@@ -117,28 +117,28 @@ def test_locked_database_spools_the_heartbeat_instead_of_dropping_it(
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS)
-def test_bad_stdin_is_silent(hook, prompt, heartbeats, mc_task, raw):
-    assert hook(raw).silent()
+def test_bad_stdin_is_silent(mc_hook, prompt, heartbeats, mc_task, raw):
+    assert mc_hook(raw).silent()
     assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
-def test_mistyped_fields_are_silent(hook, prompt, heartbeats, mc_task, fields):
-    assert hook({"session_id": SID, "prompt": "real work", **fields}).silent()
+def test_mistyped_fields_are_silent(mc_hook, prompt, heartbeats, mc_task, fields):
+    assert mc_hook({"session_id": SID, "prompt": "real work", **fields}).silent()
     assert [sid for sid, _ in marker(prompt, heartbeats, 1)] == ["marker"]
 
 
-def test_corrupt_database_is_silent(hook, mc_env, mc_task):
+def test_corrupt_database_is_silent(mc_hook, mc_env, mc_task):
     for extra in ("-wal", "-shm"):
         (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
     (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
-    assert hook({"session_id": SID, "prompt": "real work"}).silent()
+    assert mc_hook({"session_id": SID, "prompt": "real work"}).silent()
 
 
-def test_nothing_is_created_before_the_user_has_a_task(prompt, mc_env, tracked_repo):
+def test_nothing_is_created_before_the_user_has_a_task(prompt, mc_env, mc_repo):
     """Installed but never set up: prompts leave no data root and no database behind
     (checked once the detached heartbeat child has exited)."""
-    done = prompt("first prompt on a fresh install", cwd=tracked_repo)
+    done = prompt("first prompt on a fresh install", cwd=mc_repo)
     assert done.silent()
     assert wait_heartbeat_children(mc_env.data_root)
     assert list(mc_env.data_root.iterdir()) == []
@@ -147,29 +147,29 @@ def test_nothing_is_created_before_the_user_has_a_task(prompt, mc_env, tracked_r
 # -- the turn a prompt starts (docs/time.md) ---------------------------------------------
 
 
-def test_heartbeat_carries_the_prompt_id_and_the_prompt_time(hook, query, mc_task):
+def test_heartbeat_carries_the_prompt_id_and_the_prompt_time(mc_hook, mc_query, mc_task):
     before = time.time()
-    hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "fix the bug",
+    mc_hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "fix the bug",
           "prompt_id": "p-42"})  # fmt: skip
-    rows = wait_for(lambda: query("SELECT prompt_id, kind, epoch FROM heartbeats"))
+    rows = wait_for(lambda: mc_query("SELECT prompt_id, kind, epoch FROM heartbeats"))
     ((prompt_id, kind, epoch),) = rows
     assert (prompt_id, kind) == ("p-42", None)  # NULL kind: a human prompt
     assert before <= epoch <= time.time()
 
 
-def test_task_notification_is_a_synthetic_prompt(hook, query, mc_task):
+def test_task_notification_is_a_synthetic_prompt(mc_hook, mc_query, mc_task):
     """An agent's report fires UserPromptSubmit in the main session (contract 1): it is
     recorded as Claude's turn, not as the human coming back."""
     text = "<task-notification>\n<task-id>a1</task-id>\n<result>ok</result>\n</task-notification>"
-    hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": text,
+    mc_hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": text,
           "prompt_id": "p-43"})  # fmt: skip
-    rows = wait_for(lambda: query("SELECT prompt_id, kind FROM heartbeats"))
+    rows = wait_for(lambda: mc_query("SELECT prompt_id, kind FROM heartbeats"))
     assert rows == [("p-43", "synthetic")]
 
 
 @pytest.mark.parametrize("prompt_id", ["../x", "p" * 300, 12])
-def test_hostile_prompt_ids_are_not_used(hook, query, mc_task, prompt_id):
-    hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "real work",
+def test_hostile_prompt_ids_are_not_used(mc_hook, mc_query, mc_task, prompt_id):
+    mc_hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "real work",
           "prompt_id": prompt_id}, env={"MISSIONCACHE_PROMPT_ID": "inherited"})  # fmt: skip
-    rows = wait_for(lambda: query("SELECT prompt_id FROM heartbeats"))
+    rows = wait_for(lambda: mc_query("SELECT prompt_id FROM heartbeats"))
     assert rows == [(None,)]

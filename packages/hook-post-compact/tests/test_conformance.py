@@ -24,12 +24,12 @@ LIMIT = 10_000
 CONTEXT_PREFIX = "SessionStart hook additional context: "
 
 
-def simulate(built_plugin, mc_env, tracked_repo, raw_summary):
-    first = Session(built_plugin, tracked_repo, env=mc_env.env)
+def simulate(mc_plugin, mc_env, mc_repo, raw_summary):
+    first = Session(mc_plugin, mc_repo, env=mc_env.env)
     first.start()
     first.prompt("please refactor the parser module")
     first.compact("manual", summary=raw_summary)
-    tomorrow = Session(built_plugin, tracked_repo, env=mc_env.env)
+    tomorrow = Session(mc_plugin, mc_repo, env=mc_env.env)
     assert tomorrow.session_id != first.session_id
     started = tomorrow.start("startup")
     return [first, tomorrow], started
@@ -37,9 +37,9 @@ def simulate(built_plugin, mc_env, tracked_repo, raw_summary):
 
 @pytest.mark.parametrize("raw", [SUMMARY, HUGE], ids=["summary", "50k-summary"])
 def test_simulator_next_session_gets_the_summary_within_the_limit(
-    built_plugin, mc_env, mc_task, tracked_repo, raw
+    mc_plugin, mc_env, mc_task, mc_repo, raw
 ):
-    sessions, started = simulate(built_plugin, mc_env, tracked_repo, raw)
+    sessions, started = simulate(mc_plugin, mc_env, mc_repo, raw)
     (context,) = [t for t in started.routed.model_texts if t.startswith(CONTEXT_PREFIX)]
     assert MARK in context and "Last compaction summary" in context
     assert "private musing" not in context
@@ -59,12 +59,12 @@ def test_simulator_next_session_gets_the_summary_within_the_limit(
 @requires_claude
 @pytest.mark.parametrize("raw", [SUMMARY, HUGE], ids=["summary", "50k-summary"])
 def test_real_cli_next_session_gets_the_summary_within_the_limit(
-    built_plugin, mc_env, mc_task, tracked_repo, raw
+    mc_plugin, mc_env, mc_task, mc_repo, raw
 ):
     common = {
         "home": mc_env.home,
-        "cwd": tracked_repo,
-        "plugin_dirs": [built_plugin],
+        "cwd": mc_repo,
+        "plugin_dirs": [mc_plugin],
         "env_extra": {"MISSIONCACHE_ROOT": str(mc_env.data_root)},
     }
     with FakeAnthropicAPI(["Looked at the parser."], compact_summary=raw) as api:

@@ -16,7 +16,7 @@ MISTYPED = mistyped({"trigger": ["auto"]}, {"compact_summary": {"a": 1}})
 
 
 @pytest.fixture
-def post(hook):
+def post(mc_hook):
     def run(summary=RAW, trigger="manual", sid=SID, **options):
         payload = {
             "session_id": sid,
@@ -25,13 +25,13 @@ def post(hook):
             "trigger": trigger,
             "compact_summary": summary,
         }
-        return hook(payload, **options)
+        return mc_hook(payload, **options)
 
     return run
 
 
-def records(task_dir):
-    folder = task_dir / ".compactions"
+def records(mc_task_dir):
+    folder = mc_task_dir / ".compactions"
     if not folder.is_dir():
         return []
     return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"), reverse=True)]
@@ -42,32 +42,32 @@ def all_files(root):
 
 
 @pytest.mark.parametrize("trigger", ["manual", "auto"])
-def test_keeps_the_summary_part_with_the_task_and_prints_nothing(post, task_dir, trigger):
+def test_keeps_the_summary_part_with_the_task_and_prints_nothing(post, mc_task_dir, trigger):
     done = post(trigger=trigger)
     assert done.silent()  # any stdout would be shown to the human and sent to the model
-    [record] = records(task_dir)
+    [record] = records(mc_task_dir)
     assert record["summary"] == "Parser half done; next: tests."
     assert "private musing" not in json.dumps(record)
     assert (record["trigger"], record["session_id"]) == (trigger, SID)
 
 
-def test_every_compaction_is_a_record_newest_first(post, task_dir):
+def test_every_compaction_is_a_record_newest_first(post, mc_task_dir):
     post(summary="<summary>first</summary>")
     post(summary="<summary>second</summary>", trigger="auto")
-    assert [r["summary"] for r in records(task_dir)] == ["second", "first"]
+    assert [r["summary"] for r in records(mc_task_dir)] == ["second", "first"]
 
 
-def test_a_50000_character_summary_is_kept_bounded(post, task_dir):
+def test_a_50000_character_summary_is_kept_bounded(post, mc_task_dir):
     post(summary="<summary>" + "z" * 50_000 + "</summary>")
-    [record] = records(task_dir)
+    [record] = records(mc_task_dir)
     assert 20_000 < len(record["summary"]) <= 24_000
 
 
-def test_nothing_written_outside_the_task_folder(post, mc_env, task_dir):
+def test_nothing_written_outside_the_task_folder(post, mc_env, mc_task_dir):
     before = set(all_files(mc_env.data_root))
     post()
     added = set(all_files(mc_env.data_root)) - before
-    assert added and all(path.startswith(str(task_dir / ".compactions")) for path in added)
+    assert added and all(path.startswith(str(mc_task_dir / ".compactions")) for path in added)
 
 
 def test_no_task_no_record(post, mc_env, tmp_path, mc_task):
@@ -83,33 +83,33 @@ def test_not_set_up_creates_nothing(post, mc_env):
 
 
 @pytest.mark.parametrize("raw", BAD_STDIN)
-def test_bad_stdin_is_silent(hook, raw, task_dir):
-    assert hook(raw).silent()
-    assert records(task_dir) == []
+def test_bad_stdin_is_silent(mc_hook, raw, mc_task_dir):
+    assert mc_hook(raw).silent()
+    assert records(mc_task_dir) == []
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
-def test_mistyped_fields_are_silent(post, hook, fields, task_dir):
+def test_mistyped_fields_are_silent(post, mc_hook, fields, mc_task_dir):
     payload = {"hook_event_name": "PostCompact", "trigger": "manual", "compact_summary": RAW}
-    assert hook({**payload, **fields}).silent()
-    assert records(task_dir) == []
+    assert mc_hook({**payload, **fields}).silent()
+    assert records(mc_task_dir) == []
 
 
 @pytest.mark.parametrize("sid", HOSTILE_SESSION_IDS)
-def test_hostile_session_id_is_never_stored_or_used_as_a_name(post, task_dir, sid):
+def test_hostile_session_id_is_never_stored_or_used_as_a_name(post, mc_task_dir, sid):
     assert post(sid=sid).silent()
-    [record] = records(task_dir)
+    [record] = records(mc_task_dir)
     assert record["session_id"] is None
 
 
-def test_unwritable_task_folder_is_one_breadcrumb(post, task_dir):
-    (task_dir / ".compactions").write_text("a file where the folder should be")
+def test_unwritable_task_folder_is_one_breadcrumb(post, mc_task_dir):
+    (mc_task_dir / ".compactions").write_text("a file where the folder should be")
     done = post()
     assert done.stdout == ""
     assert done.stderr.startswith("missioncache: compaction summary of demo-task not saved")
 
 
-def test_a_locked_database_only_delays(post, task_dir, mc_env):
+def test_a_locked_database_only_delays(post, mc_task_dir, mc_env):
     conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
     try:
         conn.execute("BEGIN IMMEDIATE")  # a writer elsewhere: reads still go through (WAL)
@@ -117,10 +117,10 @@ def test_a_locked_database_only_delays(post, task_dir, mc_env):
     finally:
         conn.rollback()
         conn.close()
-    assert len(records(task_dir)) == 1
+    assert len(records(mc_task_dir)) == 1
 
 
-def test_record_files_are_readable_by_others_not_executable(post, task_dir):
+def test_record_files_are_readable_by_others_not_executable(post, mc_task_dir):
     post()
-    [path] = (task_dir / ".compactions").glob("*.json")
+    [path] = (mc_task_dir / ".compactions").glob("*.json")
     assert os.stat(path).st_mode & 0o777 == 0o644

@@ -47,7 +47,7 @@ def transcript(tmp_path):
 
 
 @pytest.fixture
-def compact(hook, transcript):
+def compact(mc_hook, transcript):
     def run(trigger="auto", sid=SID, transcript_path=None, **options):
         payload = {
             "session_id": sid,
@@ -56,14 +56,14 @@ def compact(hook, transcript):
             "custom_instructions": None,
             "transcript_path": str(transcript_path or transcript),
         }
-        return hook(payload, **options)
+        return mc_hook(payload, **options)
 
     return run
 
 
 @pytest.fixture
-def context_file(task_dir):
-    return task_dir / "demo-task-context.md"
+def context_file(mc_task_dir):
+    return mc_task_dir / "demo-task-context.md"
 
 
 def error_record(mc_env):
@@ -138,9 +138,9 @@ def test_missing_transcript_still_saves_the_bullet(compact, context_file, tmp_pa
     assert not following.startswith("  - ")
 
 
-def test_heartbeats_are_processed(compact, mc_task, execute, query):
+def test_heartbeats_are_processed(compact, mc_task, mc_execute, mc_query):
     for minute in (0, 3):
-        execute(
+        mc_execute(
             "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, processed)"
             " VALUES (?, ?, ?, ?, 's0', 0)",
             (
@@ -151,8 +151,8 @@ def test_heartbeats_are_processed(compact, mc_task, execute, query):
             ),
         )
     compact()
-    assert query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
-    assert query("SELECT heartbeat_count FROM sessions") == [(2,)]
+    assert mc_query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+    assert mc_query("SELECT heartbeat_count FROM sessions") == [(2,)]
 
 
 def test_missing_context_file_records_an_error(compact, context_file, mc_env, mc_task):
@@ -175,11 +175,9 @@ def test_non_utf8_context_file_is_left_untouched(compact, context_file, mc_env):
     assert "NotUtf8Error" in error_record(mc_env)["error"]
 
 
-def test_held_file_lock_times_out_and_is_recorded(
-    compact, context_file, mc_env, python_with_plugin
-):
+def test_held_file_lock_times_out_and_is_recorded(compact, context_file, mc_env, mc_python):
     """Another writer holds the context file's lock longer than our bounded wait."""
-    holder = python_with_plugin(
+    holder = mc_python(
         "import sys, time\n"
         "from missioncache_state.lock import FileLock\n"
         "with FileLock(sys.argv[1], timeout=5):\n"
@@ -199,7 +197,7 @@ def test_held_file_lock_times_out_and_is_recorded(
     assert "LockTimeout" in error_record(mc_env)["error"]
 
 
-def test_locked_database_past_the_busy_timeout_is_recorded(compact, context_file, mc_env, query):
+def test_locked_database_past_the_busy_timeout_is_recorded(compact, context_file, mc_env, mc_query):
     """The snapshot is saved, the heartbeat folding fails after its bounded wait."""
     conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
@@ -223,8 +221,8 @@ def test_no_task_no_output_no_write(compact, context_file, tmp_path, mc_env):
     assert error_record(mc_env) is None
 
 
-def test_no_database_is_silent(hook, mc_env):
-    assert hook({"session_id": SID, "trigger": "auto"}).silent()
+def test_no_database_is_silent(mc_hook, mc_env):
+    assert mc_hook({"session_id": SID, "trigger": "auto"}).silent()
     assert not (mc_env.data_root / "tasks.db").exists()
 
 
@@ -249,16 +247,16 @@ def test_corrupt_database_is_silent(compact, mc_env, context_file):
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS)
-def test_bad_stdin_is_silent(hook, context_file, raw):
+def test_bad_stdin_is_silent(mc_hook, context_file, raw):
     before = context_file.read_bytes()
-    assert hook(raw).silent()
+    assert mc_hook(raw).silent()
     assert context_file.read_bytes() == before
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
-def test_mistyped_fields_are_silent(hook, context_file, fields):
+def test_mistyped_fields_are_silent(mc_hook, context_file, fields):
     before = context_file.read_bytes()
-    assert hook({"session_id": SID, "trigger": "auto", **fields}).silent()
+    assert mc_hook({"session_id": SID, "trigger": "auto", **fields}).silent()
     assert context_file.read_bytes() == before
 
 

@@ -13,19 +13,19 @@ SID = "sess-new"
 LIMIT = 10_000  # Claude Code moves a hook's text past this to a file (contract 11.5)
 
 
-def start(hook, source="startup", sid=SID):
+def start(mc_hook, source="startup", sid=SID):
     payload = {"session_id": sid, "hook_event_name": "SessionStart", "source": source}
-    return hook(payload, script="session_start.py")
+    return mc_hook(payload, script="session_start.py")
 
 
-def compact(hook, summary, trigger="manual", sid="sess-old"):
+def compact(mc_hook, summary, trigger="manual", sid="sess-old"):
     payload = {
         "session_id": sid,
         "hook_event_name": "PostCompact",
         "trigger": trigger,
         "compact_summary": f"<analysis>musing</analysis>\n<summary>{summary}</summary>",
     }
-    assert hook(payload, script="post_compact.py").silent()
+    assert mc_hook(payload, script="post_compact.py").silent()
 
 
 def context_of(done) -> str:
@@ -33,10 +33,10 @@ def context_of(done) -> str:
 
 
 @pytest.mark.parametrize("source", ["startup", "resume", "clear"])
-def test_new_session_gets_the_newest_summary_labelled(hook, mc_task, source):
-    compact(hook, "OLD-SUMMARY parser started")
-    compact(hook, "NEW-SUMMARY parser done, tests next", trigger="auto")
-    context = context_of(start(hook, source))
+def test_new_session_gets_the_newest_summary_labelled(mc_hook, mc_task, source):
+    compact(mc_hook, "OLD-SUMMARY parser started")
+    compact(mc_hook, "NEW-SUMMARY parser done, tests next", trigger="auto")
+    context = context_of(start(mc_hook, source))
     assert "### Last compaction summary (" in context
     assert "auto compaction)" in context
     assert "NEW-SUMMARY parser done, tests next" in context
@@ -45,25 +45,25 @@ def test_new_session_gets_the_newest_summary_labelled(hook, mc_task, source):
     assert "- **Compactions:** 2 (newest " in context
 
 
-def test_not_repeated_right_after_a_compaction(hook, mc_task):
+def test_not_repeated_right_after_a_compaction(mc_hook, mc_task):
     """After compaction the summary is already the conversation's first message."""
-    compact(hook, "SUMMARY-MARK")
-    context = context_of(start(hook, "compact"))
+    compact(mc_hook, "SUMMARY-MARK")
+    context = context_of(start(mc_hook, "compact"))
     assert "SUMMARY-MARK" not in context
     assert "- **Compactions:** 1 (newest " in context
 
 
-def test_no_compactions_no_line_no_summary(hook, mc_task):
-    context = context_of(start(hook))
+def test_no_compactions_no_line_no_summary(mc_hook, mc_task):
+    context = context_of(start(mc_hook))
     assert "Compactions" not in context
     assert "Last compaction summary" not in context
 
 
-def test_a_50000_character_summary_fits_with_everything_else(hook, mc_env, mc_task, task_dir):
+def test_a_50000_character_summary_fits_with_everything_else(mc_hook, mc_env, mc_task, mc_task_dir):
     """Banner, digest, summary and a pending note together stay under Claude Code's limit;
     the banner and the note survive whole, the summary gives way with a visible mark."""
-    compact(hook, "HEAD-OF-SUMMARY\n" + "\n".join(f"line {i} " + "s" * 90 for i in range(500)))
-    context_file = task_dir / "demo-task-context.md"
+    compact(mc_hook, "HEAD-OF-SUMMARY\n" + "\n".join(f"line {i} " + "s" * 90 for i in range(500)))
+    context_file = mc_task_dir / "demo-task-context.md"
     huge = "\n".join(f"- step {i} " + "x" * 80 for i in range(2000))
     context_file.write_text(
         context_file.read_text().replace("## Next Steps\n", f"## Next Steps\n{huge}\n")
@@ -73,7 +73,7 @@ def test_a_50000_character_summary_fits_with_everything_else(hook, mc_env, mc_ta
     record = {"task": "demo-task", "error": "LockTimeout: busy", "time": "2026-01-02 03:04"}
     (state / "precompact-error.json").write_text(json.dumps(record))
 
-    done = start(hook, "resume")
+    done = start(mc_hook, "resume")
     context = context_of(done)
     assert len(context) < LIMIT
     assert "Active Task Detected" in context
@@ -84,8 +84,8 @@ def test_a_50000_character_summary_fits_with_everything_else(hook, mc_env, mc_ta
     assert "LockTimeout: busy" in context  # the note comes after the summary, and survives
 
 
-def test_summary_with_non_ascii_is_counted_in_characters(hook, mc_task):
-    compact(hook, "é" * 50_000)
-    context = context_of(start(hook))
+def test_summary_with_non_ascii_is_counted_in_characters(mc_hook, mc_task):
+    compact(mc_hook, "é" * 50_000)
+    context = context_of(start(mc_hook))
     assert len(context) < LIMIT
     assert context.count("é") > 4000

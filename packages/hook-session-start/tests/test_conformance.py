@@ -27,13 +27,11 @@ def heartbeat_sessions(db_path):
 
 @pytest.mark.conformance
 @requires_claude
-def test_banner_reaches_the_model_and_a_heartbeat_is_recorded(
-    built_plugin, mc_env, mc_task, tracked_repo
-):
+def test_banner_reaches_the_model_and_a_heartbeat_is_recorded(mc_plugin, mc_env, mc_task, mc_repo):
     common = {
         "home": mc_env.home,
-        "cwd": tracked_repo,
-        "plugin_dirs": [built_plugin],
+        "cwd": mc_repo,
+        "plugin_dirs": [mc_plugin],
         "env_extra": {"MISSIONCACHE_ROOT": str(mc_env.data_root)},
     }
     with FakeAnthropicAPI(["Working on it."]) as api:

@@ -4,5 +4,5 @@ import pytest
 
 
 @pytest.fixture
-def hook_script() -> str:
+def mc_hook_script() -> str:
     return "stop.py"

@@ -36,7 +36,7 @@ def transcript(tmp_path, build, name="t.jsonl"):
 
 
 @pytest.fixture
-def stop(hook):
+def stop(mc_hook):
     def run(path, sid=SID, active=False, prompt_id=None, **options):
         payload = {
             "session_id": sid,
@@ -47,7 +47,7 @@ def stop(hook):
         }
         if prompt_id is not None:
             payload["prompt_id"] = prompt_id
-        return hook(payload, **options)
+        return mc_hook(payload, **options)
 
     return run
 
@@ -104,8 +104,8 @@ def test_no_task_is_silent(stop, mc_task, tmp_path):
     assert stop(transcript(tmp_path, edits), cwd=elsewhere).silent()
 
 
-def test_missing_context_file_is_silent(stop, task_dir, tmp_path):
-    (task_dir / "demo-task-context.md").unlink()
+def test_missing_context_file_is_silent(stop, mc_task_dir, tmp_path):
+    (mc_task_dir / "demo-task-context.md").unlink()
     assert stop(transcript(tmp_path, edits)).silent()
 
 
@@ -126,20 +126,20 @@ def test_hostile_session_id_is_absent(stop, mc_task, tmp_path, sid):
     assert "demo-task" in stop(transcript(tmp_path, edits), sid=sid).json["systemMessage"]
 
 
-def test_relative_transcript_path_is_ignored(stop, mc_task, tracked_repo):
-    transcript(tracked_repo, edits)
+def test_relative_transcript_path_is_ignored(stop, mc_task, mc_repo):
+    transcript(mc_repo, edits)
     assert stop("t.jsonl").silent()
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS)
-def test_bad_stdin_is_silent(hook, mc_task, raw):
-    assert hook(raw).silent()
+def test_bad_stdin_is_silent(mc_hook, mc_task, raw):
+    assert mc_hook(raw).silent()
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
-def test_mistyped_fields_are_silent(hook, mc_task, tmp_path, fields):
+def test_mistyped_fields_are_silent(mc_hook, mc_task, tmp_path, fields):
     path = transcript(tmp_path, edits)
-    assert hook({"session_id": SID, "transcript_path": str(path), **fields}).silent()
+    assert mc_hook({"session_id": SID, "transcript_path": str(path), **fields}).silent()
 
 
 # -- the turn's end, for time tracking (docs/time.md) ------------------------------------
@@ -171,7 +171,7 @@ def test_a_continued_turn_records_its_later_end_too(stop, mc_env, mc_task, tmp_p
     assert [r["prompt_id"] for r in spooled(mc_env)] == ["p-1", "p-1"]
 
 
-def test_running_background_tasks_are_counted(hook, mc_env, mc_task, tmp_path):
+def test_running_background_tasks_are_counted(mc_hook, mc_env, mc_task, tmp_path):
     running = {"id": "a1", "type": "subagent", "status": "running", "description": "d"}
     finished = dict(running, id="a2", status="completed")
     payload = {
@@ -181,15 +181,15 @@ def test_running_background_tasks_are_counted(hook, mc_env, mc_task, tmp_path):
         "transcript_path": str(transcript(tmp_path, mentions_only)),
         "background_tasks": [running, finished, "junk"],
     }
-    assert hook(payload).silent()
+    assert mc_hook(payload).silent()
     assert [r["background"] for r in spooled(mc_env)] == [1]
 
 
 @pytest.mark.parametrize("prompt_id", [None, "../x", "a/b", "p" * 300, 7])
-def test_no_valid_prompt_id_spools_nothing(hook, mc_env, mc_task, tmp_path, prompt_id):
+def test_no_valid_prompt_id_spools_nothing(mc_hook, mc_env, mc_task, tmp_path, prompt_id):
     payload = {"session_id": SID, "hook_event_name": "Stop", "prompt_id": prompt_id}
     payload["transcript_path"] = str(transcript(tmp_path, mentions_only))
-    assert hook(payload).silent()
+    assert mc_hook(payload).silent()
     assert spooled(mc_env) == []
 
 

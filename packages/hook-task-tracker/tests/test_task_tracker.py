@@ -19,8 +19,8 @@ CONTEXT = "# Demo Task - Context\n\n**Last Updated:** 2026-01-01 10:00\n\n## Fin
 
 
 @pytest.fixture
-def files(task_dir):
-    context, tasks = task_dir / "demo-task-context.md", task_dir / "demo-task-tasks.md"
+def files(mc_task_dir):
+    context, tasks = mc_task_dir / "demo-task-context.md", mc_task_dir / "demo-task-tasks.md"
     tasks.write_text(TASKS)
 
     def write(*headings, tasks_text=None):
@@ -33,10 +33,10 @@ def files(task_dir):
 
 
 @pytest.fixture
-def prompt(hook):
+def prompt(mc_hook):
     def run(text="keep going with the work", sid=SID, **options):
         payload = {"session_id": sid, "hook_event_name": "UserPromptSubmit", "prompt": text}
-        return hook(payload, **options).stdout
+        return mc_hook(payload, **options).stdout
 
     return run
 
@@ -107,9 +107,9 @@ def test_skipped_prompts_are_silent(prompt, files, text):
     assert '["1"]' in prompt()  # the state was not touched by the skipped prompt
 
 
-def test_subagent_prompts_are_silent(hook, files):
+def test_subagent_prompts_are_silent(mc_hook, files):
     files("### Task 1")
-    assert hook({"session_id": SID, "prompt": "work", "agent_id": "a1"}).silent()
+    assert mc_hook({"session_id": SID, "prompt": "work", "agent_id": "a1"}).silent()
 
 
 def test_list_form_prompt_is_counted(prompt, files):
@@ -122,14 +122,14 @@ def test_no_divergence_no_output(prompt, files):
     assert prompt() == ""
 
 
-def test_missing_or_undecodable_files_are_silent(prompt, files, task_dir):
+def test_missing_or_undecodable_files_are_silent(prompt, files, mc_task_dir):
     files("### Task 1")
-    (task_dir / "demo-task-tasks.md").write_bytes(b"- [ ] 1. \xff\n")
+    (mc_task_dir / "demo-task-tasks.md").write_bytes(b"- [ ] 1. \xff\n")
     assert prompt() == ""
-    (task_dir / "demo-task-tasks.md").unlink()
+    (mc_task_dir / "demo-task-tasks.md").unlink()
     assert prompt() == ""
     files("### Task 1", tasks_text=TASKS)
-    (task_dir / "demo-task-context.md").unlink()
+    (mc_task_dir / "demo-task-context.md").unlink()
     assert prompt() == ""
 
 
@@ -140,26 +140,26 @@ def test_no_task_no_output(prompt, files, tmp_path):
     assert prompt(cwd=elsewhere) == ""
 
 
-def test_no_database_is_silent_and_creates_none(hook, mc_env):
-    assert hook({"session_id": SID, "prompt": "work"}).silent()
+def test_no_database_is_silent_and_creates_none(mc_hook, mc_env):
+    assert mc_hook({"session_id": SID, "prompt": "work"}).silent()
     assert not (mc_env.data_root / "tasks.db").exists()
 
 
-def test_corrupt_database_is_silent(hook, files, mc_env):
+def test_corrupt_database_is_silent(mc_hook, files, mc_env):
     files("### Task 1")
     for extra in ("-wal", "-shm"):
         (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
     (mc_env.data_root / "tasks.db").write_bytes(b"garbage" * 500)
-    assert hook({"session_id": SID, "prompt": "work"}).silent()
+    assert mc_hook({"session_id": SID, "prompt": "work"}).silent()
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS)
-def test_bad_stdin_is_silent(hook, files, raw):
+def test_bad_stdin_is_silent(mc_hook, files, raw):
     files("### Task 1")
-    assert hook(raw).silent()
+    assert mc_hook(raw).silent()
 
 
 @pytest.mark.parametrize("fields", MISTYPED)
-def test_mistyped_fields_are_silent(hook, files, fields):
+def test_mistyped_fields_are_silent(mc_hook, files, fields):
     files("### Task 1")
-    assert hook({"session_id": SID, "prompt": "work", **fields}).silent()
+    assert mc_hook({"session_id": SID, "prompt": "work", **fields}).silent()

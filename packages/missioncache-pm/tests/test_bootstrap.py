@@ -17,12 +17,12 @@ PROBE = (
 )
 
 
-def probe(built_plugin, **env):
+def probe(mc_plugin, **env):
     """A bare interpreter (no site-packages, no PYTHONPATH) with only our package's src."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "MISSION"))}
     environ.update(env)
     return subprocess.run(
-        [sys.executable, "-I", "-S", "-c", PROBE, str(built_plugin / "missioncache-pm" / "src")],
+        [sys.executable, "-I", "-S", "-c", PROBE, str(mc_plugin / "missioncache-pm" / "src")],
         env=environ,
         capture_output=True,
         text=True,
@@ -32,19 +32,19 @@ def probe(built_plugin, **env):
 
 
 @pytest.mark.parametrize("variable", ["MISSIONCACHE_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"])
-def test_the_bundled_libraries_are_put_on_the_path(built_plugin, variable):
-    done = probe(built_plugin, **{variable: str(built_plugin)})
+def test_the_bundled_libraries_are_put_on_the_path(mc_plugin, variable):
+    done = probe(mc_plugin, **{variable: str(mc_plugin)})
     assert done.returncode == 0, done.stderr
     added, db_file = done.stdout.splitlines()
-    assert added == str(built_plugin / "missioncache-db")
+    assert added == str(mc_plugin / "lib")
     assert db_file.startswith(added + os.sep)
 
 
-def test_without_a_plugin_root_nothing_is_added_and_the_import_fails(built_plugin):
-    done = probe(built_plugin)
+def test_without_a_plugin_root_nothing_is_added_and_the_import_fails(mc_plugin):
+    done = probe(mc_plugin)
     assert done.returncode != 0
     assert "No module named 'missioncache_db'" in done.stderr
-    relative = probe(built_plugin, MISSIONCACHE_PLUGIN_ROOT="relative/plugin")
+    relative = probe(mc_plugin, MISSIONCACHE_PLUGIN_ROOT="relative/plugin")
     assert relative.returncode != 0
 
 
@@ -56,7 +56,7 @@ def test_installed_libraries_are_left_alone():
     assert sys.path == before
 
 
-def test_the_server_reports_missing_libraries_as_one_sentence(built_plugin):
+def test_the_server_reports_missing_libraries_as_one_sentence(mc_plugin):
     from missioncache_pm.errors import sentence
 
     text = sentence(ModuleNotFoundError("No module named 'missioncache_db'"))

@@ -105,7 +105,7 @@ def result_text(result: dict) -> str:
     return str(content)
 
 
-def test_claude_checks_an_item_off_through_the_uvx_launched_server(box, built_plugin):
+def test_claude_checks_an_item_off_through_the_uvx_launched_server(box, mc_plugin):
     from missioncache_db import TaskDB
 
     with TaskDB() as db:
@@ -114,7 +114,7 @@ def test_claude_checks_an_item_off_through_the_uvx_launched_server(box, built_pl
     call = {"tasks_file": str(task.tasks_file), "completed_tasks": [2], "new_tasks": ["Ship"]}
     script = [[Text("Updating."), ToolUse(TOOL + "update_tasks_file", call)], "Done."]
     with FakeAnthropicAPI(script) as api:
-        box.turn("mark 2 done", api, built_plugin, ["--allowedTools", TOOL + "update_tasks_file"])
+        box.turn("mark 2 done", api, mc_plugin, ["--allowedTools", TOOL + "update_tasks_file"])
     [result] = tool_results(api)
     assert not result.get("is_error"), result
     assert "Marked done: 2. Test." in result_text(result)
@@ -129,7 +129,7 @@ def test_claude_checks_an_item_off_through_the_uvx_launched_server(box, built_pl
     assert "## plugin:missioncache:pm" in announced  # the server's instructions reach it
 
 
-def test_without_permission_the_tool_is_refused_in_print_mode(box, built_plugin):
+def test_without_permission_the_tool_is_refused_in_print_mode(box, mc_plugin):
     """What a -p run without --allowedTools (or a command's allowed-tools) gets."""
     from missioncache_db import TaskDB
 
@@ -138,21 +138,21 @@ def test_without_permission_the_tool_is_refused_in_print_mode(box, built_plugin)
     before = task.tasks_file.read_text()
     call = {"tasks_file": str(task.tasks_file), "new_tasks": ["x"]}
     with FakeAnthropicAPI([[ToolUse(TOOL + "update_tasks_file", call)], "ok"]) as api:
-        run = box.turn("add x", api, built_plugin)
+        run = box.turn("add x", api, mc_plugin)
     [result] = tool_results(api)
     assert result.get("is_error") and "permission" in result_text(result)
     assert run.result["permission_denials"][0]["tool_name"] == TOOL + "update_tasks_file"
     assert task.tasks_file.read_text() == before
 
 
-def test_the_server_starts_without_network_once_uv_has_its_packages(box, built_plugin):
+def test_the_server_starts_without_network_once_uv_has_its_packages(box, mc_plugin):
     """plugin.json tries ``uvx --offline`` first: a plain ``uvx --from <dir>`` re-resolves
     against PyPI on every start and fails without a network, even with a warm cache."""
     from missioncache_db import TaskDB
 
-    server = json.loads((built_plugin / ".claude-plugin" / "plugin.json").read_text())
+    server = json.loads((mc_plugin / ".claude-plugin" / "plugin.json").read_text())
     launch = server["mcpServers"]["pm"]
-    warm_env = dict(os.environ, MISSIONCACHE_PLUGIN_ROOT=str(built_plugin), **box.env)
+    warm_env = dict(os.environ, MISSIONCACHE_PLUGIN_ROOT=str(mc_plugin), **box.env)
     warm = subprocess.run(
         [launch["command"], *launch["args"]],
         env=warm_env,
@@ -174,7 +174,7 @@ def test_the_server_starts_without_network_once_uv_has_its_packages(box, built_p
             home=box.home,
             cwd=box.repo,
             fake_api=api,
-            plugin_dirs=[built_plugin],
+            plugin_dirs=[mc_plugin],
             env_extra={**box.env, **offline},
             extra_args=["--allowedTools", TOOL + "update_tasks_file"],
             timeout=MCP_START_TIMEOUT,
@@ -198,11 +198,11 @@ def _marketplace(tmp_path: Path, plugin: Path) -> Path:
     return market
 
 
-def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, built_plugin, tmp_path):
+def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, mc_plugin, tmp_path):
     """A new user's path: install from a marketplace, then /missioncache:new, :save, :load."""
-    marketplace_add(_marketplace(tmp_path, built_plugin), home=box.home).check()
+    marketplace_add(_marketplace(tmp_path, mc_plugin), home=box.home).check()
     plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
-    task_dir = box.root / "active" / "checkout-flow"
+    mc_task_dir = box.root / "active" / "checkout-flow"
 
     # /missioncache:new <name> [JIRA]: creates the task for this repository, binds the session.
     with FakeAnthropicAPI(["Created."]) as api:
@@ -213,7 +213,10 @@ def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, built_p
         (box.home / ".claude/hooks/state/projects" / f"{new.session_id}.json").read_text()
     )
     assert binding["projectName"] == "checkout-flow"
-    context, tasks = task_dir / "checkout-flow-context.md", task_dir / "checkout-flow-tasks.md"
+    context, tasks = (
+        mc_task_dir / "checkout-flow-context.md",
+        mc_task_dir / "checkout-flow-tasks.md",
+    )
     tasks.write_text(
         "# Checkout Flow - Tasks\n\n## Tasks\n\n- [ ] 1. Cart page\n- [ ] 2. Payment\n"
     )
@@ -260,14 +263,14 @@ NO_UVX_PATH = "/usr/local/bin:/usr/bin:/bin"  # node and python3, no uv
     any(os.path.exists(os.path.join(d, "uvx")) for d in NO_UVX_PATH.split(":")),
     reason="uvx is installed system-wide here: no PATH without it",
 )
-def test_without_uvx_save_works_through_the_commands_fallback(box, built_plugin, tmp_path):
+def test_without_uvx_save_works_through_the_commands_fallback(box, mc_plugin, tmp_path):
     """Issue 12 item 11: without uvx the pm server cannot start, and /missioncache:save
     could not save at all. Now the command says so once and Claude saves with the one Bash
     call the command's own allowed-tools rule permits."""
-    marketplace_add(_marketplace(tmp_path, built_plugin), home=box.home).check()
+    marketplace_add(_marketplace(tmp_path, mc_plugin), home=box.home).check()
     plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
     env = {**box.env, "PATH": NO_UVX_PATH}
-    task_dir = box.root / "active" / "offline-flow"
+    mc_task_dir = box.root / "active" / "offline-flow"
     with FakeAnthropicAPI(["Created."]) as api:
         run_turn(
             "/missioncache:new offline-flow",
@@ -279,7 +282,7 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, built_plugin,
         ).check()
     [created] = api.find_texts("MISSIONCACHE: Created task offline-flow.")
     assert "NOTE FOR THE USER: `uvx` (from uv" in created.text
-    context, tasks = task_dir / "offline-flow-context.md", task_dir / "offline-flow-tasks.md"
+    context, tasks = mc_task_dir / "offline-flow-context.md", mc_task_dir / "offline-flow-tasks.md"
     # The helper where Claude Code runs the plugin from: for a local-path marketplace that
     # is the marketplace's own folder (measured), not the copy under plugins/cache.
     script = re.search(r'FALLBACK: .*?run `python3 "([^"]+)" apply`', created.text).group(1)
@@ -308,7 +311,7 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, built_plugin,
     assert "- [ ] 1. Try the tools" in tasks.read_text()
 
 
-def test_a_server_wide_rule_allows_every_pm_tool(box, built_plugin):
+def test_a_server_wide_rule_allows_every_pm_tool(box, mc_plugin):
     """The README's permission advice: ``mcp__plugin_missioncache_pm`` (no tool name)
     allows all of the server's tools."""
     from missioncache_db import TaskDB
@@ -317,7 +320,7 @@ def test_a_server_wide_rule_allows_every_pm_tool(box, built_plugin):
         task = db.create_task("demo", repo=box.repo)
     call = {"tasks_file": str(task.tasks_file), "new_tasks": ["Allowed"]}
     with FakeAnthropicAPI([[ToolUse(TOOL + "update_tasks_file", call)], "ok"]) as api:
-        box.turn("add it", api, built_plugin, ["--allowedTools", "mcp__plugin_missioncache_pm"])
+        box.turn("add it", api, mc_plugin, ["--allowedTools", "mcp__plugin_missioncache_pm"])
     [result] = tool_results(api)
     assert not result.get("is_error"), result
     assert "- [ ] 1. Allowed" in task.tasks_file.read_text()

@@ -1,1 +1,1 @@
-"""Report tests use the shared harness fixtures (``built_plugin``, ``mc_env``, ``mc_task``)."""
+"""Report tests use the shared harness fixtures (``mc_plugin``, ``mc_env``, ``mc_task``)."""

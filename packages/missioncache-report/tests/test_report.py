@@ -20,12 +20,12 @@ def _local(days_ago: int, hour: int) -> float:
 
 
 @pytest.fixture
-def work(mc_env, mc_task, make_task):
+def work(mc_env, mc_task, mc_make_task):
     """demo-task: 1h today from 00:01 (two turns, 4 minutes of yours between them: 56m
     Claude, 4m you), 30m of Claude three days ago, 2h forty days ago; other: 45m
     yesterday. Recorded as the hooks record them (a heartbeat per prompt, a turn end
     per Stop)."""
-    other = make_task("other")
+    other = mc_make_task("other")
     db = mc_env.data_root / "tasks.db"
     record_work(db, mc_task.id, _local(0, 0) + 60, [(1680, 240), (1680, 0)])
     record_work(db, mc_task.id, _local(3, 10), [(1800, 0)])
@@ -35,9 +35,9 @@ def work(mc_env, mc_task, make_task):
 
 
 @pytest.fixture
-def report(built_plugin, mc_env):
+def report(mc_plugin, mc_env):
     def run(*args, expect=0):
-        env = dict(mc_env.env, PYTHONPATH=str(built_plugin / "missioncache-db"))
+        env = dict(mc_env.env, PYTHONPATH=str(mc_plugin / "lib"))
         done = mc_env.run([python3(), "-m", "missioncache_db", "report", *args], env=env)
         assert done.returncode == expect, done.stderr
         assert "Traceback" not in done.stderr
@@ -132,14 +132,14 @@ def test_html_to_file_is_self_contained(report, work, tmp_path):
     assert "<script" not in page and "src=" not in page and "href=" not in page
 
 
-def test_progress_comes_from_the_tasks_file(report, work, task_dir):
-    (task_dir / "demo-task-tasks.md").write_text("- [x] 1. a\n- [ ] 2. b\n- [x] 3. c\n")
+def test_progress_comes_from_the_tasks_file(report, work, mc_task_dir):
+    (mc_task_dir / "demo-task-tasks.md").write_text("- [x] 1. a\n- [ ] 2. b\n- [x] 3. c\n")
     demo = next(line for line in report().splitlines() if line.startswith("demo-task "))
     assert "2/3" in demo
 
 
-def test_one_task_and_an_empty_period(report, work, make_task):
-    make_task("idle")
+def test_one_task_and_an_empty_period(report, work, mc_make_task):
+    mc_make_task("idle")
     assert "No time recorded" not in report("--task", "idle")
     assert "idle" in report("--task", "idle")
     assert "no task named 'nope'" in report("--task", "nope", expect=1)
@@ -153,8 +153,8 @@ def test_bad_arguments_are_one_line(report, work):
     assert "invalid choice" in report("--period", "year", expect=1)
 
 
-def test_slash_report_entry(built_plugin, mc_env, work):
-    cmd = [python3(), str(built_plugin / "statusline" / "command.py"), "slash", "report"]
+def test_slash_report_entry(mc_plugin, mc_env, work):
+    cmd = [python3(), str(mc_plugin / "statusline" / "command.py"), "slash", "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])
@@ -163,8 +163,8 @@ def test_slash_report_entry(built_plugin, mc_env, work):
     assert done.returncode == 0 and "MISSIONCACHE ERROR" in done.stdout
 
 
-def test_compactions_in_the_period_are_counted(report, work, task_dir):
-    records = task_dir / ".compactions"
+def test_compactions_in_the_period_are_counted(report, work, mc_task_dir):
+    records = mc_task_dir / ".compactions"
     records.mkdir()
     for epoch in (_local(2, 11), _local(1, 9), _local(60, 9)):  # two this week, one long ago
         (records / f"{int(epoch * 1_000_000):016d}-0a0b0c0d.json").write_text("{}")

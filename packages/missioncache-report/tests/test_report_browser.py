@@ -28,8 +28,8 @@ def chromium() -> str:
 
 
 @pytest.fixture
-def page(tmp_path, built_plugin):
-    _env, page = report_demo.build(tmp_path, built_plugin)
+def page(tmp_path, mc_plugin):
+    _env, page = report_demo.build(tmp_path, mc_plugin)
     return page
 
 

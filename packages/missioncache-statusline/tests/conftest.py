@@ -1,1 +1,1 @@
-"""Status line tests use the shared harness fixtures (``built_plugin``, ``mc_env``, ``mc_task``)."""
+"""Status line tests use the shared harness fixtures (``mc_plugin``, ``mc_env``, ``mc_task``)."""

@@ -68,7 +68,7 @@ def test_simulator_payload_has_the_golden_shape(tmp_path):
     assert list(after) == list(golden["after_prompt"])  # and the same key order
 
 
-def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, built_plugin):
+def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, mc_plugin):
     home, work = tmp_path / "home", tmp_path / "work"
     work.mkdir()
     work = work.resolve()
@@ -77,17 +77,17 @@ def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, built_p
     data.mkdir()
     base = {"HOME": str(home), "MISSIONCACHE_ROOT": str(data), "PATH": os.environ["PATH"]}
     env = McEnv(home, claude_dir, data, base)
-    create_task(built_plugin, env, "demo-task", work)
+    create_task(mc_plugin, env, "demo-task", work)
     (data / "active" / "demo-task" / "demo-task-tasks.md").write_text(TASKS)
     recorder, recorded = tmp_path / "recorder.py", tmp_path / "stdin.jsonl"
     recorder.write_text(RECORDER)
     settings = claude_dir / "settings.json"
     theirs = {"type": "command", "command": f"python3 {recorder} {recorded}"}
     settings.write_text(json.dumps({"statusLine": theirs}))
-    install = ["statusline", "install", "--chain", "--plugin-root", str(built_plugin)]
+    install = ["statusline", "install", "--chain", "--plugin-root", str(mc_plugin)]
     installed = subprocess.run(
         [python3(), "-m", "missioncache_db", *install],
-        env=dict(env.env, PYTHONPATH=str(built_plugin / "missioncache-db")),
+        env=dict(env.env, PYTHONPATH=str(mc_plugin / "lib")),
         capture_output=True,
         text=True,
         timeout=60,

@@ -23,9 +23,9 @@ ORIGINAL = (
 
 
 @pytest.fixture
-def cli(built_plugin, mc_env):
+def cli(mc_plugin, mc_env):
     def run(*args, plugin=None, expect=0):
-        env = dict(mc_env.env, PYTHONPATH=str((plugin or built_plugin) / "missioncache-db"))
+        env = dict(mc_env.env, PYTHONPATH=str((plugin or mc_plugin) / "lib"))
         done = mc_env.run([python3(), "-m", "missioncache_db", "statusline", *args], env=env)
         assert done.returncode == expect, (done.stdout, done.stderr)
         assert "Traceback" not in done.stderr
@@ -54,19 +54,19 @@ def _show(mc_env, repo, settings: Path) -> str:
     return "\n".join(shown.rows)
 
 
-def test_round_trip_without_a_settings_file(cli, settings, mc_env, mc_task, tracked_repo):
+def test_round_trip_without_a_settings_file(cli, settings, mc_env, mc_task, mc_repo):
     assert not settings.exists()
     assert "installed" in cli("install")
     assert json.loads(settings.read_text()) == {
         "statusLine": {"type": "command", "command": _status_command(settings)}
     }
-    assert _show(mc_env, tracked_repo, settings).startswith("◆ demo-task")
+    assert _show(mc_env, mc_repo, settings).startswith("◆ demo-task")
     assert "removed" in cli("uninstall")
     assert not settings.exists()
     assert not (mc_env.claude_dir / "hooks" / "state" / "statusline" / "launcher.py").exists()
 
 
-def test_round_trip_keeps_every_byte(cli, settings, mc_env, mc_task, tracked_repo):
+def test_round_trip_keeps_every_byte(cli, settings, mc_env, mc_task, mc_repo):
     settings.write_bytes(ORIGINAL)
     os.chmod(settings, 0o640)
     cli("install")
@@ -76,7 +76,7 @@ def test_round_trip_keeps_every_byte(cli, settings, mc_env, mc_task, tracked_rep
     assert list(installed)[: len(before)] == list(before)  # key order kept
     assert (settings.parent / "settings.json.missioncache-backup").read_bytes() == ORIGINAL
     assert settings.stat().st_mode & 0o777 == 0o640
-    assert "demo-task" in _show(mc_env, tracked_repo, settings)
+    assert "demo-task" in _show(mc_env, mc_repo, settings)
     assert "exactly" in cli("uninstall")
     assert settings.read_bytes() == ORIGINAL
 
@@ -100,7 +100,7 @@ def test_an_existing_status_line_is_refused_unchanged(cli, settings):
 
 
 def test_chain_shows_theirs_then_ours_and_uninstall_restores_theirs(
-    cli, settings, mc_env, mc_task, tracked_repo
+    cli, settings, mc_env, mc_task, mc_repo
 ):
     theirs = (
         b'{"statusLine": {"type": "command", "command": "cat >/dev/null; echo MINE",'
@@ -109,7 +109,7 @@ def test_chain_shows_theirs_then_ours_and_uninstall_restores_theirs(
     settings.write_bytes(theirs)
     cli("install", "--chain")
     assert json.loads(settings.read_text())["statusLine"]["padding"] == 1
-    shown = _show(mc_env, tracked_repo, settings).splitlines()
+    shown = _show(mc_env, mc_repo, settings).splitlines()
     assert shown[0] == "MINE" and shown[1].startswith("◆ demo-task · today")
     cli("uninstall")
     assert settings.read_bytes() == theirs
@@ -164,18 +164,16 @@ def test_uninstall_when_not_installed_changes_nothing(cli, settings):
     assert settings.read_bytes() == ORIGINAL
 
 
-def test_plugin_updates_need_no_reinstall(
-    cli, settings, mc_env, mc_task, tracked_repo, built_plugin
-):
+def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_repo, mc_plugin):
     """Installed from version 1.0.0 of Claude Code's plugin cache; then 1.1.0 arrives and
     1.0.0 is deleted: the settings command runs the newest copy without a reinstall."""
     cache = mc_env.claude_dir / "plugins" / "cache" / "missioncache" / "missioncache"
     old, new = cache / "1.0.0", cache / "1.1.0"
-    shutil.copytree(built_plugin, old)
+    shutil.copytree(mc_plugin, old)
     cli("install", plugin=old)
-    assert "demo-task" in _show(mc_env, tracked_repo, settings)
-    shutil.copytree(built_plugin, new)
-    line_py = new / "missioncache-db" / "missioncache_statusline" / "line.py"
+    assert "demo-task" in _show(mc_env, mc_repo, settings)
+    shutil.copytree(mc_plugin, new)
+    line_py = new / "lib" / "missioncache_statusline" / "line.py"
     line_py.write_text(
         line_py.read_text().replace(
             "CACHE_VERSION = 1", 'CACHE_VERSION = 2\nimport sys\nsys.stdout.write("v1.1 ")'
@@ -184,18 +182,18 @@ def test_plugin_updates_need_no_reinstall(
     entry = new / "statusline" / "statusline.py"
     stamp = (old / "statusline" / "statusline.py").stat().st_mtime + 10
     os.utime(entry, (stamp, stamp))
-    assert _show(mc_env, tracked_repo, settings).startswith("v1.1 ◆ demo-task")
+    assert _show(mc_env, mc_repo, settings).startswith("v1.1 ◆ demo-task")
     shutil.rmtree(old)
-    assert _show(mc_env, tracked_repo, settings).startswith("v1.1 ◆ demo-task")
+    assert _show(mc_env, mc_repo, settings).startswith("v1.1 ◆ demo-task")
     shutil.rmtree(new)
-    assert _show(mc_env, tracked_repo, settings) == ""  # plugin gone: nothing, exit 0
+    assert _show(mc_env, mc_repo, settings) == ""  # plugin gone: nothing, exit 0
 
 
-def test_slash_command_entry_always_exits_0(built_plugin, mc_env, settings):
+def test_slash_command_entry_always_exits_0(mc_plugin, mc_env, settings):
     theirs = b'{"statusLine": {"type": "command", "command": "echo MINE"}}'
     settings.write_bytes(theirs)
     done = mc_env.run(
-        [python3(), str(built_plugin / "statusline" / "command.py"), "slash", "statusline", ""]
+        [python3(), str(mc_plugin / "statusline" / "command.py"), "slash", "statusline", ""]
     )
     assert done.returncode == 0
     assert "already has a status line" in done.stdout and "MISSIONCACHE ERROR" in done.stdout
@@ -203,7 +201,7 @@ def test_slash_command_entry_always_exits_0(built_plugin, mc_env, settings):
     done = mc_env.run(
         [
             python3(),
-            str(built_plugin / "statusline" / "command.py"),
+            str(mc_plugin / "statusline" / "command.py"),
             "slash",
             "statusline",
             "install --chain",

@@ -21,10 +21,10 @@ SID = "4f1c2b7e-0000-4000-8000-00000000abcd"
 ESC = "\x1b["
 
 
-def _run(built_plugin, mc_env, repo, payload, columns=200, env=None, raw=None, with_stderr=False):
+def _run(mc_plugin, mc_env, repo, payload, columns=200, env=None, raw=None, with_stderr=False):
     data = raw if raw is not None else json.dumps(payload).encode()
     done = subprocess.run(
-        [python3(), "-S", str(built_plugin / "statusline" / "statusline.py")],
+        [python3(), "-S", str(mc_plugin / "statusline" / "statusline.py")],
         input=data,
         cwd=str(repo),
         env={**mc_env.env, "COLUMNS": str(columns), "LINES": "50", **(env or {})},
@@ -39,20 +39,20 @@ def _run(built_plugin, mc_env, repo, payload, columns=200, env=None, raw=None, w
 
 
 @pytest.fixture
-def transcript(mc_env, tracked_repo) -> Path:
-    path = Path(payloads.transcript_path(mc_env.claude_dir, tracked_repo, SID))
+def transcript(mc_env, mc_repo) -> Path:
+    path = Path(payloads.transcript_path(mc_env.claude_dir, mc_repo, SID))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("")
     return path
 
 
 @pytest.fixture
-def line(built_plugin, mc_env, tracked_repo, transcript):
+def line(mc_plugin, mc_env, mc_repo, transcript):
     def run(columns=200, env=None, sid=SID, raw=None, cwd=None, with_stderr=False):
         payload = payloads.statusline(
-            session_id=sid, transcript_path=str(transcript), cwd=cwd or tracked_repo
+            session_id=sid, transcript_path=str(transcript), cwd=cwd or mc_repo
         )
-        return _run(built_plugin, mc_env, tracked_repo, payload, columns, env, raw, with_stderr)
+        return _run(mc_plugin, mc_env, mc_repo, payload, columns, env, raw, with_stderr)
 
     return run
 
@@ -95,9 +95,9 @@ def _edit_record(tool="Edit", path="/x/a.py") -> str:
     )
 
 
-def _write_files(task_dir: Path, name: str, tasks: str, context: str) -> None:
-    (task_dir / f"{name}-tasks.md").write_text(tasks)
-    (task_dir / f"{name}-context.md").write_text(context)
+def _write_files(mc_task_dir: Path, name: str, tasks: str, context: str) -> None:
+    (mc_task_dir / f"{name}-tasks.md").write_text(tasks)
+    (mc_task_dir / f"{name}-context.md").write_text(context)
 
 
 TASKS = "# Tasks\n\n- [x] 1. Reproduce\n- [x] 2. Find the cause\n- [ ] 3. Fix\n- [ ] 4. Test\n"
@@ -105,10 +105,10 @@ CONTEXT = "# Demo Task - Context\n\n**Last Updated:** {stamp}\n\n## Description\
 
 
 def test_task_session_shows_name_progress_time_edits_and_save(
-    line, mc_env, mc_task, task_dir, transcript, execute
+    line, mc_env, mc_task, mc_task_dir, transcript, mc_execute
 ):
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 120))
-    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
     transcript.write_text(_edit_record() + "\n" + _edit_record("Write") + "\n")
     # 12 minutes of work today: Claude's 9 in two turns, yours 3 between them.
     record_work(
@@ -126,11 +126,11 @@ def test_colours_by_default_and_plain_text_is_the_same_line(line, mc_task):
     assert ESC not in line(env={"TERM": "dumb"})
 
 
-def test_findings_for_unchecked_items_are_marked(line, mc_task, task_dir):
+def test_findings_for_unchecked_items_are_marked(line, mc_task, mc_task_dir):
     context = (
         CONTEXT.format(stamp="2026-11-29 13:47") + "\n### Task 3\nFixed it.\n### Task 4\nTested.\n"
     )
-    _write_files(task_dir, mc_task.name, TASKS, context)
+    _write_files(mc_task_dir, mc_task.name, TASKS, context)
     assert "[2/4] ✎2" in line(env={"NO_COLOR": "1"})
 
 
@@ -154,8 +154,8 @@ def test_bad_stdin_prints_nothing_and_exits_0(line, mc_task, raw):
     assert line(raw=raw) == ""
 
 
-def test_narrow_terminal_drops_details_not_the_task(line, mc_task, task_dir):
-    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+def test_narrow_terminal_drops_details_not_the_task(line, mc_task, mc_task_dir):
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
     wide = line(columns=200, env={"NO_COLOR": "1"}).strip()
     assert "saved Nov 29" in wide and "edits" in wide
     for columns in (60, 40, 30, 24):
@@ -166,20 +166,20 @@ def test_narrow_terminal_drops_details_not_the_task(line, mc_task, task_dir):
 
 
 def test_cache_is_used_and_invalidated_by_each_source(
-    line, mc_env, mc_task, task_dir, transcript, execute
+    line, mc_env, mc_task, mc_task_dir, transcript, mc_execute
 ):
-    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
     plain = {"NO_COLOR": "1"}
     assert "[2/4]" in line(env=plain)
     cache = mc_env.claude_dir / "hooks" / "state" / "statusline" / f"{SID}.json"
     assert json.loads(cache.read_text())["facts"]["name"] == "demo-task"
 
     # A checked item in the tasks file: progress follows on the next run.
-    (task_dir / f"{mc_task.name}-tasks.md").write_text(TASKS.replace("- [ ] 3.", "- [x] 3."))
+    (mc_task_dir / f"{mc_task.name}-tasks.md").write_text(TASKS.replace("- [ ] 3.", "- [x] 3."))
     assert "[3/4]" in line(env=plain)
     # A save of the context file.
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    (task_dir / f"{mc_task.name}-context.md").write_text(CONTEXT.format(stamp=stamp))
+    (mc_task_dir / f"{mc_task.name}-context.md").write_text(CONTEXT.format(stamp=stamp))
     assert f"saved {stamp[11:]}" in line(env=plain)
     # Time recorded in tasks.db.
     record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
@@ -201,10 +201,12 @@ def test_cache_is_used_and_invalidated_by_each_source(
     assert "3 edits" in line(env=plain)  # the half-written last line is not counted yet
 
 
-def test_a_cache_hit_opens_no_database_and_parses_no_markdown(line, mc_task, task_dir, transcript):
+def test_a_cache_hit_opens_no_database_and_parses_no_markdown(
+    line, mc_task, mc_task_dir, transcript
+):
     """What a run imports shows what it did: the first run opens tasks.db (``sqlite3``)
     and parses the task's files; a second run with nothing changed does neither."""
-    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
     profile = {"NO_COLOR": "1", "PYTHONPROFILEIMPORTTIME": "1"}
     first, first_err = line(env=profile, with_stderr=True)
     second, second_err = line(env=profile, with_stderr=True)
@@ -214,8 +216,8 @@ def test_a_cache_hit_opens_no_database_and_parses_no_markdown(line, mc_task, tas
     assert "missioncache_statusline.line" in second_err  # the profile is really there
 
 
-def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, task_dir):
-    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, mc_task_dir):
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
     first = line(env={"NO_COLOR": "1"})
     assert first
     db = mc_env.data_root / "tasks.db"
@@ -232,16 +234,16 @@ def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, task_dir):
         db.write_bytes(data)
 
 
-def test_heartbeats_are_folded_so_today_is_current(line, mc_task, execute, query):
+def test_heartbeats_are_folded_so_today_is_current(line, mc_task, mc_execute, mc_query):
     now = time.time()
     for offset in (600, 300, 0):
-        execute(
+        mc_execute(
             "INSERT INTO heartbeats(task_id, timestamp, session_id, epoch, uid)"
             " VALUES (?, 'x', ?, ?, ?)",
             (mc_task.id, SID, now - offset, uuid.uuid4().hex),
         )
     assert "today 10m" in line(env={"NO_COLOR": "1"})
-    assert query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
+    assert mc_query("SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
 
 
 def test_a_locked_database_does_not_block_the_line(line, mc_env, mc_task):
@@ -264,20 +266,20 @@ def _tree(root: Path) -> dict:
     }
 
 
-def test_the_cache_lives_in_the_state_dir_only(line, mc_env, mc_task, built_plugin):
-    before = _tree(built_plugin)
+def test_the_cache_lives_in_the_state_dir_only(line, mc_env, mc_task, mc_plugin):
+    before = _tree(mc_plugin)
     assert line()
-    assert _tree(built_plugin) == before  # nothing written under the plugin root
+    assert _tree(mc_plugin) == before  # nothing written under the plugin root
     assert (mc_env.claude_dir / "hooks" / "state" / "statusline" / f"{SID}.json").is_file()
 
 
-def test_a_compaction_after_the_last_save_is_shown(line, mc_task, task_dir):
+def test_a_compaction_after_the_last_save_is_shown(line, mc_task, mc_task_dir):
     saved = time.time() - 600
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved))
-    _write_files(task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
     plain = {"NO_COLOR": "1"}
     assert line(env=plain).rstrip().endswith(f"saved {stamp[11:]}")
-    records = task_dir / ".compactions"
+    records = mc_task_dir / ".compactions"
     records.mkdir()
     before = int((saved - 3600) * 1_000_000)  # an older compaction: not "since"
     (records / f"{before:016d}-0a0b0c0d.json").write_text('{"epoch": 0, "trigger": "auto"}')

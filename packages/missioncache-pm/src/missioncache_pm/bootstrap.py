@@ -3,7 +3,7 @@
 The plugin launches the server with ``uvx --from <plugin>/missioncache-pm``: uvx installs
 this package and ``mcp``, but MissionCache's own libraries (``missioncache_db`` and the
 packages it uses) travel inside the plugin as plain source under
-``<plugin>/missioncache-db/``, exactly as the hooks use them. In the development workspace
+``<plugin>/lib/``, exactly as the hooks use them. In the development workspace
 they are installed and importable already, and then nothing is changed.
 """
 
@@ -16,11 +16,11 @@ from typing import Optional
 
 # Set by the plugin's mcpServers entry; Claude Code also sets CLAUDE_PLUGIN_ROOT.
 ROOT_VARIABLES = ("MISSIONCACHE_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT")
-BUNDLE_DIR = "missioncache-db"
+BUNDLE_DIR = "lib"
 
 
 def bundled_library_dir(env: Mapping[str, str]) -> Optional[str]:
-    """``<plugin root>/missioncache-db`` from the first root variable naming a directory
+    """``<plugin root>/lib`` from the first root variable naming a directory
     that holds it, else None."""
     for name in ROOT_VARIABLES:
         root = env.get(name, "")

@@ -24,7 +24,7 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
     _PLUGIN = os.path.dirname(os.path.dirname(_SRC))
     if sys.path and os.path.abspath(sys.path[0]) == _HERE:
         sys.path.pop(0)  # our module names must not shadow anything as top-level modules
-    for _path in (os.path.join(_PLUGIN, "missioncache-db"), _SRC):
+    for _path in (os.path.join(_PLUGIN, "lib"), _SRC):
         if os.path.isdir(_path) and _path not in sys.path:
             sys.path.insert(0, _path)
 

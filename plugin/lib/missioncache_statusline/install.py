@@ -66,7 +66,7 @@ def find_plugin_root(start: str | None = None) -> str:
     here = os.path.dirname(os.path.realpath(start or __file__))
     candidates = [
         os.environ.get("CLAUDE_PLUGIN_ROOT") or "",
-        os.path.dirname(os.path.dirname(here)),  # <root>/missioncache-db/missioncache_statusline
+        os.path.dirname(os.path.dirname(here)),  # <root>/lib/missioncache_statusline
         os.path.join(
             os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here)))), "plugin"
         ),

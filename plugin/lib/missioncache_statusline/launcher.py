@@ -70,7 +70,7 @@ def main():
     root = newest_root()
     if root is None:
         return
-    sys.path.insert(0, os.path.join(root, "missioncache-db"))
+    sys.path.insert(0, os.path.join(root, "lib"))
     import io
 
     from missioncache_statusline.line import main as line_main
