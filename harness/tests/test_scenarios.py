@@ -268,8 +268,8 @@ def broken_copy(plugin: Path, dest: Path, mode: str, scripts: list[str]) -> Path
         data = json.loads(config.read_text())
         for groups in data["hooks"].values():
             for group in groups:
-                for mc_hook in group["hooks"]:
-                    mc_hook["timeout"] = 1
+                for entry in group["hooks"]:
+                    entry["timeout"] = 1
         config.write_text(json.dumps(data))
     return dest
 

@@ -245,7 +245,7 @@ def track(db, ident, source) -> None:
         return
     if ident.session_id:
         try:
-            write_session_binding(ident.session_id, task.name, task.id)
+            write_session_binding(ident.session_id, task.name, task.id, task.full_path)
         except OSError as error:  # a read-only or full Claude dir costs the binding only
             from missioncache_hookio.output import breadcrumb
 

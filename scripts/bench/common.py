@@ -29,7 +29,7 @@ from missioncache_harness.children import heartbeat_children
 from missioncache_harness.fixtures import make_env
 
 REPO = Path(__file__).resolve().parents[2]
-FLOOR_COMMAND = "python3 -c pass || true"  # the hooks' own `|| true` shell shape
+FLOOR_COMMAND = "python3 -S -c pass || true"  # the hooks' own `python3 -S … || true` shape
 PROMPT = "Please refactor the session parser and add a test for the empty-file case."
 
 

@@ -153,3 +153,13 @@ def mc_python(mc_plugin, mc_env):
         if proc.poll() is None:
             proc.kill()
         proc.communicate()  # waits and closes the stdout pipe
+
+
+def spooled(mc_env) -> list:
+    """Every record waiting in the test home's heartbeat spool (heartbeats and turn ends),
+    file by file: what a hook appended instead of writing tasks.db."""
+    folder = mc_env.data_root / "spool"
+    records: list = []
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        records += [json.loads(line) for line in path.read_text().splitlines()]
+    return records

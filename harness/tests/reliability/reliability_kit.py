@@ -235,8 +235,8 @@ def make_scene(root: Path, plugin: Plugin, built: Path) -> Scene:
     (outside / f"{TASK}-context.md").write_text("# Not yours\n", encoding="utf-8")
     (outside / f"{SESSION_ID}.json").write_text('{"taskId": 999}\n', encoding="utf-8")
     task = create_task(built, env, TASK, repo)
-    mc_task_dir = env.data_root / "active" / TASK
-    context, tasks = mc_task_dir / f"{TASK}-context.md", mc_task_dir / f"{TASK}-tasks.md"
+    task_dir = env.data_root / "active" / TASK
+    context, tasks = task_dir / f"{TASK}-context.md", task_dir / f"{TASK}-tasks.md"
     with context.open("a", encoding="utf-8") as handle:
         handle.write("\n### Task 1\nFound the cause.\n")
     with tasks.open("a", encoding="utf-8") as handle:

@@ -66,6 +66,7 @@ def test_banner_for_the_repositorys_task(mc_hook, mc_env, mc_task, mc_task_dir):
     assert binding(mc_env) == {
         "projectName": "demo-task",
         "taskId": mc_task.id,
+        "fullPath": "active/demo-task",  # lets Stop and the task tracker skip tasks.db
         "sessionId": SID,
         "updated": binding(mc_env)["updated"],
     }

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN
+from missioncache_harness.hook_fixtures import spooled
 
 SID = "sess-f"
-
-
-def spooled(mc_env):
-    folder = mc_env.data_root / "spool"
-    records = []
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        records += [json.loads(line) for line in path.read_text().splitlines()]
-    return records
 
 
 def failure(prompt_id="p-9", **extra):

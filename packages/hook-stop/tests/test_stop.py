@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN, mistyped
+from missioncache_harness.hook_fixtures import spooled
 from missioncache_harness.transcript import SAMPLE_TRANSCRIPT, TranscriptBuilder
 
 SID = "sess-s"
@@ -143,15 +143,6 @@ def test_mistyped_fields_are_silent(mc_hook, mc_task, tmp_path, fields):
 
 
 # -- the turn's end, for time tracking (docs/time.md) ------------------------------------
-
-
-def spooled(mc_env):
-    """Every record in the heartbeat spool, in no particular order."""
-    folder = mc_env.data_root / "spool"
-    records = []
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        records += [json.loads(line) for line in path.read_text().splitlines()]
-    return records
 
 
 def test_stop_spools_the_end_of_its_turn(stop, mc_env, mc_task, tmp_path, mc_cli):

@@ -145,7 +145,7 @@ class LockedAtFirst:
         self.refusals = refusals
         self.switched = False
 
-    def mc_execute(self, sql):
+    def execute(self, sql):
         if sql == "PRAGMA journal_mode = WAL":
             if self.refusals:
                 self.refusals -= 1
@@ -173,7 +173,7 @@ def test_wal_switch_still_locked_after_the_busy_timeout_raises():
 
 def test_wal_switch_does_not_retry_other_errors():
     class Broken(LockedAtFirst):
-        def mc_execute(self, sql):
+        def execute(self, sql):
             raise sqlite3.OperationalError("disk I/O error")
 
     with pytest.raises(sqlite3.OperationalError, match="disk I/O"):

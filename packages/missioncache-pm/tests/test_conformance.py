@@ -202,7 +202,7 @@ def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, mc_plug
     """A new user's path: install from a marketplace, then /missioncache:new, :save, :load."""
     marketplace_add(_marketplace(tmp_path, mc_plugin), home=box.home).check()
     plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
-    mc_task_dir = box.root / "active" / "checkout-flow"
+    task_dir = box.root / "active" / "checkout-flow"
 
     # /missioncache:new <name> [JIRA]: creates the task for this repository, binds the session.
     with FakeAnthropicAPI(["Created."]) as api:
@@ -214,8 +214,8 @@ def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, mc_plug
     )
     assert binding["projectName"] == "checkout-flow"
     context, tasks = (
-        mc_task_dir / "checkout-flow-context.md",
-        mc_task_dir / "checkout-flow-tasks.md",
+        task_dir / "checkout-flow-context.md",
+        task_dir / "checkout-flow-tasks.md",
     )
     tasks.write_text(
         "# Checkout Flow - Tasks\n\n## Tasks\n\n- [ ] 1. Cart page\n- [ ] 2. Payment\n"
@@ -270,7 +270,7 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, mc_plugin, tm
     marketplace_add(_marketplace(tmp_path, mc_plugin), home=box.home).check()
     plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
     env = {**box.env, "PATH": NO_UVX_PATH}
-    mc_task_dir = box.root / "active" / "offline-flow"
+    task_dir = box.root / "active" / "offline-flow"
     with FakeAnthropicAPI(["Created."]) as api:
         run_turn(
             "/missioncache:new offline-flow",
@@ -282,7 +282,7 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, mc_plugin, tm
         ).check()
     [created] = api.find_texts("MISSIONCACHE: Created task offline-flow.")
     assert "NOTE FOR THE USER: `uvx` (from uv" in created.text
-    context, tasks = mc_task_dir / "offline-flow-context.md", mc_task_dir / "offline-flow-tasks.md"
+    context, tasks = task_dir / "offline-flow-context.md", task_dir / "offline-flow-tasks.md"
     # The helper where Claude Code runs the plugin from: for a local-path marketplace that
     # is the marketplace's own folder (measured), not the copy under plugins/cache.
     script = re.search(r'FALLBACK: .*?run `python3 "([^"]+)" apply`', created.text).group(1)

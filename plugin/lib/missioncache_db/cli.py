@@ -84,7 +84,7 @@ def cmd_bind(args: argparse.Namespace) -> int:
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = _task_named(db, args.name)
-    if not write_session_binding(args.session_id, task.name, task.id):
+    if not write_session_binding(args.session_id, task.name, task.id, task.full_path):
         raise UserError(f"invalid session id {args.session_id[:80]!r}")
     print(f"session {args.session_id} bound to {task.name} (id {task.id})")
     return 0

@@ -13,6 +13,7 @@ from missioncache_db import heartbeats, resolve, tasks
 from missioncache_db.model import Task
 from missioncache_db.schema import connect
 from missioncache_db.spool import spool_folder_for
+from missioncache_state.bindings import unbind_task
 from missioncache_state.locations import tasks_db_path
 
 TYPE_CHECKING = False
@@ -97,10 +98,16 @@ class TaskDB:
         return tasks.list_tasks(self.conn, status)
 
     def set_status(self, task_id: int, status: str) -> Task:
-        return tasks.set_status(self.conn, task_id, status)
+        """A task no longer open (completed, archived) loses its sessions' bindings: a
+        binding answers for its task without tasks.db (``missioncache_db.bound``)."""
+        task = tasks.set_status(self.conn, task_id, status)
+        if not task.is_open:
+            unbind_task(task_id)
+        return task
 
     def delete_task(self, task_id: int) -> None:
         tasks.delete_task(self.conn, task_id)
+        unbind_task(task_id)
 
     def recreate_task_files(self, task: Task) -> list:
         """Recreate a task's missing context and tasks files from the templates."""
@@ -202,15 +209,3 @@ def open_if_set_up(busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> TaskDB | None:
     if not os.path.isfile(tasks_db_path()):
         return None
     return TaskDB(busy_timeout=busy_timeout)
-
-
-def find_task(
-    cwd: str, session_id: str | None, busy_timeout: float = DEFAULT_BUSY_TIMEOUT
-) -> Task | None:
-    """The task this session is on (data model section 4); None when MissionCache is not
-    set up or nothing resolves. The one call for a hook that needs only the task."""
-    db = open_if_set_up(busy_timeout)
-    if db is None:
-        return None
-    with db:
-        return db.find_task_for_cwd(cwd, session_id)

@@ -104,11 +104,7 @@ def read_fd(fd: int, limit: int) -> bytes:
 def read_regular(path: StrPath, limit: int) -> bytes:
     """The whole of a regular file of at most ``limit`` bytes; FileTooLargeError when it
     is larger (nothing is returned: a caller that would write it back must not get half)."""
-    fd = open_regular(path)
-    try:
-        data = read_fd(fd, limit + 1)
-    finally:
-        os.close(fd)
+    data = _read_past(path, limit)
     if len(data) > limit:
         raise FileTooLargeError(path, limit)
     return data
@@ -118,11 +114,17 @@ def read_head(path: StrPath, limit: int) -> tuple[bytes, bool]:
     """(the first ``limit`` bytes of a regular file, whether that is the whole file).
     For readers that need only the top of a file (a digest, a reminder): they pay for
     what they use, not for a file the user let grow to 50 MB."""
-    fd = open_regular(path)
-    try:
-        data = read_fd(fd, limit + 1)
-    finally:
-        os.close(fd)
+    data = _read_past(path, limit)
     if len(data) > limit:
         return data[:limit], False
     return data, True
+
+
+def _read_past(path: StrPath, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of a regular file: one byte more than allowed tells a
+    file that is exactly ``limit`` long from a longer one."""
+    fd = open_regular(path)
+    try:
+        return read_fd(fd, limit + 1)
+    finally:
+        os.close(fd)

@@ -13,12 +13,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from missioncache_db.bound import (
+        find_task as find_task,
+    )
+
     # the names __getattr__ serves, for the type checker
     from missioncache_db.db import (
         TaskDB as TaskDB,
-    )
-    from missioncache_db.db import (
-        find_task as find_task,
     )
     from missioncache_db.db import (
         open_if_set_up as open_if_set_up,
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "TaskDB": "missioncache_db.db",
     "open_if_set_up": "missioncache_db.db",
-    "find_task": "missioncache_db.db",
+    "find_task": "missioncache_db.bound",
     "Task": "missioncache_db.model",
     "STATUSES": "missioncache_db.model",
     "validate_name": "missioncache_db.model",

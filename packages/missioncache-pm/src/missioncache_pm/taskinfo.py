@@ -106,7 +106,7 @@ def bind(task: Task, session_id: Optional[str]) -> str:
             f"This session was not bound: {task.name} is {task.status} "
             "(only active or paused tasks can be worked on)."
         )
-    write_session_binding(session_id, task.name, task.id)
+    write_session_binding(session_id, task.name, task.id, task.full_path)
     return f"This session ({session_id}) is now bound to {task.name}."
 
 

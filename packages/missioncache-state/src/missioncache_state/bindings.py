@@ -27,22 +27,50 @@ def binding_file(session_id: Any) -> str | None:
     return os.path.join(projects_dir(), f"{sid}.json")
 
 
-def write_session_binding(session_id: Any, project_name: str, task_id: int | None) -> bool:
-    """Bind a session to a task. Returns False (writing nothing) for an invalid id."""
+def write_session_binding(
+    session_id: Any, project_name: str, task_id: int | None, full_path: str | None = None
+) -> bool:
+    """Bind a session to a task. Returns False (writing nothing) for an invalid id.
+
+    ``fullPath`` (the task's folder under the data root) lets the hooks that run after
+    every turn find the task's files from the binding alone, without opening tasks.db
+    (``missioncache_db.bound.bound_task``)."""
     path = binding_file(session_id)
     if path is None:
         return False
-    write_json_atomic(
-        path,
-        {
-            "projectName": project_name,
-            "taskId": task_id,
-            "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "sessionId": session_id,
-        },
-        durable=False,  # rebuilt by the next SessionStart; not worth an fsync per session
-    )
+    data: dict[str, Any] = {
+        "projectName": project_name,
+        "taskId": task_id,
+        "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "sessionId": session_id,
+    }
+    if full_path is not None:
+        data["fullPath"] = full_path
+    # Rebuilt by the next SessionStart; not worth an fsync per session.
+    write_json_atomic(path, data, durable=False)
     return True
+
+
+def unbind_task(task_id: int) -> int:
+    """Remove every binding that names ``task_id`` (the task was closed or deleted: no
+    session may go on tracking it from its binding). Returns how many were removed."""
+    folder = projects_dir()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    removed = 0
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        data = read_json_object(os.path.join(folder, name))
+        if (
+            data is not None
+            and data.get("taskId") == task_id
+            and not isinstance(data.get("taskId"), bool)
+        ):
+            removed += remove_file(os.path.join(folder, name))
+    return removed
 
 
 def read_session_binding(session_id: Any) -> dict[str, Any] | None:
