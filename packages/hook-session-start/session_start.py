@@ -233,7 +233,7 @@ def main() -> None:
 
 def track(db, ident, source) -> None:
     """Resolve this session's task, bind the session to it and report it."""
-    from missioncache_db import write_session_binding
+    from missioncache_state.bindings import write_session_binding
 
     task = db.find_task_for_cwd(ident.cwd, ident.session_id)
     if task is None:

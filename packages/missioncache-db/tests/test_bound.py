@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
-from missioncache_db import find_task, write_session_binding
+from missioncache_db import find_task
 from missioncache_db.bound import bound_task
 from missioncache_state import locations
 from missioncache_state.atomic import write_json_atomic
+from missioncache_state.bindings import write_session_binding
 
 SID = "sess-b"
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_db import TaskDB, read_session_binding
+from missioncache_db import TaskDB
 from missioncache_db.cli import main
 from missioncache_harness.import_cost import heavy_from, measuring
+from missioncache_state.bindings import read_session_binding
 
 
 def ok(done):
@@ -255,7 +256,7 @@ def test_hook_path_imports_nothing_heavy(python, cli, workdir):
     ok(cli("create-task", "demo", "--repo", str(workdir)))
     code = (
         "from missioncache_db import TaskDB, format_duration, heartbeat_auto, spool\n"
-        "from missioncache_db import write_session_binding\n"
+        "from missioncache_state.bindings import write_session_binding\n"
         "heartbeat_auto.main(); signal.alarm(0)\n"
         "with TaskDB(busy_timeout=1) as db:\n"
         "    task = db.find_task_for_cwd(os.getcwd(), 's1')\n"

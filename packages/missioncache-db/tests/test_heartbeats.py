@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_db import TaskDB, format_duration, write_session_binding
+from missioncache_db import TaskDB, format_duration
 from missioncache_db.sessions import period_start
 from missioncache_state import locations
+from missioncache_state.bindings import write_session_binding
 
 
 def heartbeat_spool_dir() -> Path:

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_db import read_session_binding, write_session_binding
 from missioncache_state import locations
 from missioncache_state.atomic import write_json_atomic
+from missioncache_state.bindings import read_session_binding, write_session_binding
 
 
 def projects_dir() -> Path:

@@ -36,15 +36,6 @@ if TYPE_CHECKING:
     from missioncache_db.model import (
         validate_name as validate_name,
     )
-    from missioncache_state.bindings import (
-        delete_session_binding as delete_session_binding,
-    )
-    from missioncache_state.bindings import (
-        read_session_binding as read_session_binding,
-    )
-    from missioncache_state.bindings import (
-        write_session_binding as write_session_binding,
-    )
 
 _EXPORTS = {
     "TaskDB": "missioncache_db.db",
@@ -61,9 +52,6 @@ _EXPORTS = {
     "record_compaction": "missioncache_db.compactions",
     "recent_compactions": "missioncache_db.compactions",
     "compaction_count": "missioncache_db.compactions",
-    "write_session_binding": "missioncache_state.bindings",
-    "read_session_binding": "missioncache_state.bindings",
-    "delete_session_binding": "missioncache_state.bindings",
 }
 
 __all__ = sorted(_EXPORTS)
