@@ -8,6 +8,7 @@ import json
 from dataclasses import asdict
 
 from missioncache_db.durations import format_duration
+from missioncache_report.columns import columns, optional_duration
 from missioncache_report.data import Report
 
 FORMATS = ("text", "csv", "json", "html")
@@ -32,42 +33,20 @@ def covered(report: Report) -> str:
     return f"{report.period}: {start} to {report.end}"
 
 
-def _opt(seconds: float | None) -> str:
-    return "-" if seconds is None else format_duration(seconds)
-
-
-def _columns(report: Report) -> list:
-    """(header, cell) pairs; the split and compaction columns only when this version of
-    tasks.db records them (a column of dashes tells the reader nothing)."""
-    columns = [("task", lambda t: t.name), ("total", lambda t: format_duration(t.seconds))]
-    if report.split_known():
-        columns += [("Claude", lambda t: _opt(t.claude)), ("you", lambda t: _opt(t.you))]
-    columns.append(("sessions", lambda t: str(t.sessions)))
-    if any(t.compactions is not None for t in report.tasks):
-        columns.append(
-            ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions))
-        )
-    columns += [
-        ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
-        ("last activity", lambda t: t.last_activity or "-"),
-    ]
-    return columns
-
-
 def text(report: Report) -> str:
     """Aligned columns for a terminal or Claude Code's transcript."""
     lines = [f"MissionCache time report ({covered(report)})", ""]
     if not report.tasks:
         return "\n".join([*lines, "No time recorded in this period.", ""])
-    columns = _columns(report)
-    rows = [[cell(t) for _, cell in columns] for t in report.tasks]
+    shown = columns(report)
+    rows = [[cell(t) for _, cell in shown] for t in report.tasks]
     totals = {"task": "total", "total": format_duration(report.seconds)}
     totals["sessions"] = str(sum(t.sessions for t in report.tasks))
     if report.split_known():
         totals["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
         totals["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
-    total_row = [totals.get(name, "") for name, _ in columns]
-    lines += _table([name for name, _ in columns], rows, total_row)
+    total_row = [totals.get(name, "") for name, _ in shown]
+    lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
     split = report.split_known()
     header = ["day", "task", "time", *(["Claude", "you"] if split else []), "sessions"]
@@ -76,7 +55,7 @@ def text(report: Report) -> str:
             d.day,
             d.task,
             format_duration(d.seconds),
-            *([_opt(d.claude), _opt(d.you)] if split else []),
+            *([optional_duration(d.claude), optional_duration(d.you)] if split else []),
             str(d.sessions),
         ]
         for d in report.days

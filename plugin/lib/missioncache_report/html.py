@@ -139,15 +139,15 @@ def chart(report: Report) -> str:
 def table(report: Report) -> str:
     """Per-task totals, with the same columns as the text report (the split and the
     compaction count only where recorded), and a total row."""
-    from missioncache_report.formats import _columns
+    from missioncache_report.columns import columns
 
     colors = _colors(report)
-    columns = _columns(report)
-    head = "".join(f"<th>{escape(name)}</th>" for name, _ in columns)
+    table_columns = columns(report)
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in table_columns)
     rows = []
     for t in report.tasks:
         cells = []
-        for name, cell in columns:
+        for name, cell in table_columns:
             if name == "task":
                 cells.append(
                     f'<td><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
@@ -169,7 +169,7 @@ def table(report: Report) -> str:
     if report.split_known():
         total["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
         total["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
-    foot = "".join(f"<td>{escape(total.get(name, ''))}</td>" for name, _ in columns)
+    foot = "".join(f"<td>{escape(total.get(name, ''))}</td>" for name, _ in table_columns)
     return (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
         f'<tfoot><tr class="total">{foot}</tr></tfoot></table>'

@@ -14,23 +14,19 @@ import sys
 from typing import Callable, Sequence
 
 from missioncache_db import heartbeat_auto
+from missioncache_db.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
 from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration, format_split
-from missioncache_db.model import STATUSES, Task
+from missioncache_db.model import STATUSES
 from missioncache_db.sessions import PERIODS
 
 PROG = "missioncache-db"
-CLI_BUSY_TIMEOUT = 10.0
 PERIOD_LABELS = {
     "all": "all time",
     "today": "today",
     "week": "last 7 days",
     "month": "last 30 days",
 }
-
-
-class UserError(Exception):
-    """A mistake the user can fix: reported as one line, exit status 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,7 +65,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_time(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        task = _task_named(db, args.name)
+        task = task_named(db, args.name)
         try:
             db.process_heartbeats()  # report current totals when the lock allows
         except sqlite3.OperationalError:
@@ -83,7 +79,7 @@ def cmd_bind(args: argparse.Namespace) -> int:
     from missioncache_state.bindings import write_session_binding
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        task = _task_named(db, args.name)
+        task = task_named(db, args.name)
     if not write_session_binding(args.session_id, task.name, task.id, task.full_path):
         raise UserError(f"invalid session id {args.session_id[:80]!r}")
     print(f"session {args.session_id} bound to {task.name} (id {task.id})")
@@ -103,7 +99,7 @@ def cmd_unbind(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        task = db.set_status(_task_named(db, args.name).id, args.status)
+        task = db.set_status(task_named(db, args.name).id, args.status)
     print(f"{task.name}: {task.status}")
     return 0
 
@@ -134,7 +130,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     """Stop tracking a task (its files and time stay): the way out when its folder is gone
     and the user is done with it."""
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        task = db.set_status(_task_named(db, args.name).id, args.status)
+        task = db.set_status(task_named(db, args.name).id, args.status)
     print(f"{task.name}: {task.status}; no session will track it any more")
     return 0
 
@@ -142,7 +138,7 @@ def cmd_close(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     """Forget a task: its row, heartbeats and work sessions. Files on disk are kept."""
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        task = _task_named(db, args.name)
+        task = task_named(db, args.name)
         spent = format_duration(db.time_invested(task.id))
         if not args.yes:
             raise UserError(
@@ -157,20 +153,13 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_recreate(args: argparse.Namespace) -> int:
     """Recreate a task's missing folder and files from the templates (time is kept)."""
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        task = _task_named(db, args.name)
+        task = task_named(db, args.name)
         written = db.recreate_task_files(task)
     if not written:
         print(f"{task.name}: its files are all in {task.directory}; nothing to recreate")
     for path in written:
         print(f"recreated {path}")
     return 0
-
-
-def _task_named(db: TaskDB, name: str) -> Task:
-    task = db.get_task_by_name(name)
-    if task is None:
-        raise UserError(f"no task named {name!r}")
-    return task
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ FORMATS = ("text", "csv", "json", "html")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from missioncache_db.cli import CLI_BUSY_TIMEOUT, _task_named
+    from missioncache_db.cli_common import CLI_BUSY_TIMEOUT, task_named
     from missioncache_db.db import TaskDB
     from missioncache_report import collect, render
     from missioncache_state.atomic import atomic_write_bytes
@@ -22,7 +22,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             db.process_heartbeats()  # report current totals when the lock allows
         except sqlite3.OperationalError:
             pass
-        task = _task_named(db, args.task) if args.task else None
+        task = task_named(db, args.task) if args.task else None
         output = render(collect(db, args.period, task=task), args.format)
     if args.output:
         atomic_write_bytes(args.output, output.encode("utf-8"))
