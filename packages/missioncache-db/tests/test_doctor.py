@@ -137,6 +137,22 @@ def test_doctor_reports_a_fifo_in_the_spool_without_blocking(cli, roots, demo):
     assert "123-abc.jsonl is not a heartbeat file" in done.stdout
 
 
+def test_doctor_reports_what_the_spool_set_aside_every_time(cli, roots, demo):
+    """A line no ingest can take is quarantined by the spool and named by doctor, on every
+    run (the quarantine folder itself is not mistaken for a foreign entry)."""
+    data, _ = roots
+    (data / "spool").mkdir(exist_ok=True)
+    deep = "[" * 5000 + "]" * 5000
+    good = {"uid": "ab" * 8, "task_id": demo.id, "epoch": 1.7e9, "session_id": "s-1"}
+    (data / "spool" / "9-x.jsonl").write_text(f'{{"uid": {deep}}}\n{json.dumps(good)}\n')
+    for _ in range(2):
+        done = cli("doctor", timeout=30)
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        assert "holds spool lines that could not be read" in done.stdout
+        assert "quarantine is not a heartbeat file" not in done.stdout
+    assert heartbeats(demo.id) == [("s-1",)]  # the good line of the same file was kept
+
+
 def test_doctor_offers_the_ways_out_for_a_vanished_task_folder(cli, roots, demo):
     shutil.rmtree(demo.directory)
     done = cli("doctor")
