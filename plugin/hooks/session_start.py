@@ -165,6 +165,22 @@ def folder_gone_note(task) -> str:
     )
 
 
+def set_aside_note() -> str:
+    """Spool records the last ingest could not read and set aside (quarantined), told to
+    the human once each: otherwise time they stood for would vanish without a word."""
+    from missioncache_db.spool import quarantine_dir, take_unreported
+    from missioncache_state.locations import heartbeat_spool_dir
+
+    spool_dir = heartbeat_spool_dir()
+    names = take_unreported(spool_dir)
+    if not names:
+        return ""
+    return (
+        f"{len(names)} unreadable spool entr{'y was' if len(names) == 1 else 'ies were'} set"
+        f" aside in {quarantine_dir(spool_dir)} (run {launcher_command()} doctor)"
+    )
+
+
 def report(task, db, ident, source) -> None:
     from missioncache_db import format_duration, format_split
     from missioncache_hookio.budget import Part, fit
@@ -180,6 +196,9 @@ def report(task, db, ident, source) -> None:
         f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
         f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
     )
+    set_aside = set_aside_note()
+    if set_aside:
+        message += f"; {set_aside}"
     gone = folder_gone_note(task)
     if gone:
         message += f"; {gone}"

@@ -346,3 +346,16 @@ def test_pending_precompact_error_is_reported_once(mc_hook, mc_env, mc_task):
     again = start(mc_hook)
     assert "pre-compaction" not in again.json["systemMessage"]
     assert "LockTimeout" not in context_of(again)
+
+
+def test_spool_entries_set_aside_are_told_to_the_human_once(mc_hook, mc_env, mc_task):
+    """A spool line no ingest can read is quarantined at SessionStart's ingest; the human
+    hears it once (with the folder and the diagnosing command), not in every session."""
+    spool = mc_env.data_root / "spool"
+    spool.mkdir(exist_ok=True)
+    (spool / "9-x.jsonl").write_text('{"uid": ' + "[" * 5000 + "]" * 5000 + "}\n")
+    first = start(mc_hook).json["systemMessage"]
+    assert "1 unreadable spool entry was set aside in" in first
+    assert str(spool / "quarantine") in first and "doctor" in first
+    assert start(mc_hook, sid="sess-2").json["systemMessage"].startswith(ZERO_MESSAGE)
+    assert "set aside" not in start(mc_hook, sid="sess-2").json["systemMessage"]

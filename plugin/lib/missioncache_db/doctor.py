@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 from typing import Callable, List, NamedTuple, Optional
 
+from missioncache_db import spool
 from missioncache_db.db import TaskDB
 from missioncache_db.health import is_broken, plain_reason
 from missioncache_db.model import Task
 from missioncache_state import locations
 
 DOCTOR_BUSY_TIMEOUT = 10.0
-SPOOL_SUFFIXES = (".jsonl", ".claimed")
+SPOOL_SUFFIXES = (spool.SPOOL_SUFFIX, spool.CLAIMED_SUFFIX)
 
 
 class Finding(NamedTuple):
@@ -93,26 +93,6 @@ def _move_aside_fix(path: str, launcher: str) -> str:
     )
 
 
-def suspicious_spool_entries(spool_dir: str) -> List[str]:
-    """Spool entries that are not regular files (a FIFO, a device, a directory, a link):
-    no heartbeat writer makes them, and reading one could block. The issue-12a quarantine
-    (``spool.quarantined``) replaces this check once it is merged."""
-    found = []
-    try:
-        with os.scandir(spool_dir) as entries:
-            for entry in entries:
-                try:
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                except OSError:
-                    found.append(entry.name)
-                    continue
-                if not stat.S_ISREG(mode):
-                    found.append(entry.name)
-    except OSError:
-        return []
-    return sorted(found)
-
-
 def _waiting_files(spool_dir: str) -> int:
     try:
         return sum(name.endswith(SPOOL_SUFFIXES) for name in os.listdir(spool_dir))
@@ -121,40 +101,40 @@ def _waiting_files(spool_dir: str) -> int:
 
 
 def check_spool(db: Optional[TaskDB]) -> List[Finding]:
-    """Heartbeats waiting in the spool are folded in when the database works; foreign
-    entries are reported (moving them is the user's call: they are not ours)."""
+    """Heartbeats waiting in the spool are folded in when the database works. Ingesting
+    never blocks on a foreign entry: the spool sets aside (quarantines) whatever it cannot
+    read, a FIFO included, and every entry set aside is reported here with where it is."""
     spool_dir = locations.heartbeat_spool_dir()
-    findings = [
-        Finding(
-            "problem",
-            "spool",
-            f"{os.path.join(spool_dir, name)} is not a heartbeat file",
-            "move it out of the spool folder",
-        )
-        for name in suspicious_spool_entries(spool_dir)
-    ]
+    findings: List[Finding] = []
     waiting = _waiting_files(spool_dir)
-    if not waiting:
-        return findings or [Finding("ok", "spool", "no heartbeats waiting")]
-    if db is None or findings:  # reading a FIFO there would block: fold in afterwards
-        return [
-            *findings,
-            Finding("ok", "spool", f"{waiting} file(s) of heartbeats wait to be folded in"),
-        ]
-    try:
-        processed = db.process_heartbeats()
-    except sqlite3.Error as error:
-        return [
-            *findings,
-            Finding("problem", "spool", f"waiting heartbeats could not be folded in: {error}"),
-        ]
-    left = _waiting_files(spool_dir)
-    findings.append(
-        Finding("fixed", "spool", f"folded in waiting heartbeats ({processed} processed)")
-    )
-    if left:
-        findings.append(Finding("problem", "spool", f"{left} spool file(s) could not be read"))
-    return findings
+    if waiting and db is None:
+        findings.append(
+            Finding("ok", "spool", f"{waiting} file(s) of heartbeats wait to be folded in")
+        )
+    elif waiting and db is not None:
+        try:
+            processed = db.process_heartbeats()
+        except sqlite3.Error as error:
+            findings.append(
+                Finding("problem", "spool", f"waiting heartbeats could not be folded in: {error}")
+            )
+        else:
+            findings.append(
+                Finding("fixed", "spool", f"folded in waiting heartbeats ({processed} processed)")
+            )
+    findings += [_set_aside(path) for path in spool.quarantined(spool_dir)]
+    return findings or [Finding("ok", "spool", "no heartbeats waiting")]
+
+
+def _set_aside(path: str) -> Finding:
+    """A quarantined spool entry in words: a file of unreadable lines, or a whole entry that
+    was not a heartbeat file (a FIFO, a directory, a link)."""
+    name, folder = os.path.basename(path), os.path.dirname(path)
+    if name.endswith(spool.BAD_SUFFIX):
+        what = f"{name} holds spool lines that could not be read (set aside in {folder})"
+    else:
+        what = f"{name} is not a heartbeat file (set aside in {folder})"
+    return Finding("problem", "spool", what, "look at it, then delete it: it is never read again")
 
 
 def folder_problem(task: Task, launcher: str) -> Optional[Finding]:
