@@ -195,6 +195,22 @@ def test_head_read_stops_at_the_limit_on_a_whole_line(tmp_path):
     path.write_text("first line\nsecond é line\nthird\n", encoding="utf-8")
     assert read_head(path, 1000) == "first line\nsecond é line\nthird\n"
     assert read_head(path, 20) == "first line\n"  # cut inside "é": no half character
+    path.write_text("é" * 20, encoding="utf-8")  # no line end at all within the limit
+    assert read_head(path, 7) == "ééé"  # whole characters, not an empty digest
+
+
+def test_a_retried_update_keeps_one_copy_of_the_same_version(tmp_path):
+    """keep_version is called once per attempt; a retry after a raced save must not push
+    genuinely older versions out with copies of the same bytes."""
+    from missioncache_state.history import keep_version
+
+    path = tmp_path / "demo-context.md"
+    path.write_text("v1\n", encoding="utf-8")
+    first = keep_version(path, b"v0\n")
+    assert keep_version(path, b"v0\n") == first
+    assert len(versions(path)) == 1
+    keep_version(path, b"v0 changed\n")
+    assert len(versions(path)) == 2
 
 
 def test_a_killed_writers_temp_file_and_the_lock_sidecar_are_cleaned_up(tmp_path):

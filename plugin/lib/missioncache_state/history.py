@@ -79,12 +79,17 @@ def versions(path: StrPath) -> list[str]:
 def keep_version(path: StrPath, data: bytes, *, mode: int = 0o600, keep: int = KEEP) -> str | None:
     """Store ``data`` as the newest earlier version of ``path`` and drop the oldest beyond
     ``keep``; returns the copy's path, or None when no copy could be made (the caller
-    still writes: a full disk must not also stop the notes from being saved)."""
+    still writes: a full disk must not also stop the notes from being saved). The same
+    bytes as the newest copy are not stored again: an update retried after a save raced
+    it would otherwise push genuinely older versions out."""
     from missioncache_state.atomic import atomic_write_bytes
 
     folder = safe_history_dir(path)
     if folder is None:
         return None
+    newest = versions(path)[:1]
+    if newest and _same_bytes(newest[0], data):
+        return newest[0]
     try:
         copy = os.path.join(folder, _version_name(os.fspath(path)))
         atomic_write_bytes(copy, data, mode=mode, durable=False)
@@ -96,3 +101,13 @@ def keep_version(path: StrPath, data: bytes, *, mode: int = 0o600, keep: int = K
         except OSError:
             pass
     return copy
+
+
+def _same_bytes(copy: str, data: bytes) -> bool:
+    try:
+        if os.path.getsize(copy) != len(data):
+            return False
+        with open(copy, "rb") as handle:
+            return handle.read(len(data) + 1) == data
+    except OSError:
+        return False

@@ -177,8 +177,9 @@ def read_head(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> str:
 
     target = os.fspath(path)
     data, whole = read_head_bytes(target, limit)
-    if not whole:
-        data = data[: data.rfind(b"\n") + 1]  # no half line, no half character
+    if not whole:  # no half line; a head without any line end loses no more than a character
+        cut = data.rfind(b"\n") + 1
+        data = data[:cut] if cut else data.decode("utf-8", "ignore").encode("utf-8")
     return _decode(target, data)[1]
 
 
@@ -242,6 +243,7 @@ def _rescue(path: str, target: str, fd: int, ours: bytes, limit: float) -> None:
     if wait <= 0 and atomic_write_bytes(
         target, saved, mode=mode, still_valid=lambda: _read_bytes(target) == ours
     ):
+        _record_written(path, target)  # put back by us: the retry need not wait for it
         return
     raise SaveDivertedError(target, copy)
 
