@@ -216,6 +216,39 @@ def test_a_cache_hit_opens_no_database_and_parses_no_markdown(
     assert "missioncache_statusline.line" in second_err  # the profile is really there
 
 
+def test_today_moves_when_work_arrives_only_in_the_spool(line, mc_env, mc_task, mc_task_dir):
+    """Stop's turn ends (and heartbeats of a busy moment) wait in the spool, so no file the
+    cache watches changes while Claude works: the cached figure still expires within a
+    minute and the recompute folds the spool in (a quarantine folder alone does not)."""
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    plain = {"NO_COLOR": "1"}
+    assert "today 0s" in line(env=plain)
+    spool = mc_env.data_root / "spool"
+    (spool / "quarantine").mkdir(parents=True, exist_ok=True)
+    start = time.time() - 3000
+    beat = {
+        "uid": "a1" * 8,
+        "task_id": mc_task.id,
+        "epoch": start,
+        "session_id": "s-9",
+        "prompt_id": "p-9",
+        "kind": "prompt",
+    }
+    end = {
+        "type": "turn_end",
+        "uid": "b2" * 8,
+        "session_id": "s-9",
+        "prompt_id": "p-9",
+        "epoch": start + 2700,
+        "outcome": "stop",
+        "background": 0,
+    }
+    (spool / "7-a.jsonl").write_text(json.dumps(beat) + "\n" + json.dumps(end) + "\n")
+    assert "today 0s" in line(env=plain)  # within the minute: the cached figure
+    _age_cache(mc_env)
+    assert "today 45m (Claude 45m, you 0s)" in line(env=plain)
+
+
 def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, mc_task_dir):
     _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
     first = line(env={"NO_COLOR": "1"})

@@ -57,8 +57,9 @@ def _fold_heartbeats(db: Any) -> None:
     never waiting long for the lock: a busy database just shows the last figure."""
     try:
         pending = db.conn.execute("SELECT 1 FROM heartbeats WHERE processed = 0 LIMIT 1")
-        spooled = os.path.isdir(db.spool_folder) and os.listdir(db.spool_folder)
-        if pending.fetchone() or spooled:
+        from missioncache_db.spool import pending_files
+
+        if pending.fetchone() or pending_files(db.spool_folder):
             db.process_heartbeats()
     except Exception:
         pass

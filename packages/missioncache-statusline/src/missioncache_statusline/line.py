@@ -66,19 +66,18 @@ def signature(session_id: str, cwd: str, facts: dict | None) -> list:
 
 def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
     """The cached facts hold for ``sig``: the same signature, or (for a session on a task)
-    only tasks.db changed, less than ``DB_GRACE_SECONDS`` after they were computed."""
+    only tasks.db changed; either way for less than ``DB_GRACE_SECONDS`` after they were
+    computed, because "today" keeps growing with no file changing (a turn in progress
+    counts up to now, and Stop's turn ends wait in the spool)."""
     old = cache.get("sig")
+    computed = cache.get("computed")
+    fresh = isinstance(computed, (int, float)) and 0 <= now - computed < DB_GRACE_SECONDS
     if old == sig:
-        return True
+        return not facts or fresh
     if not facts or not isinstance(old, list) or len(old) != len(sig):
         return False
     others_same = all(a == b for i, (a, b) in enumerate(zip(old, sig)) if i not in _DB_STAMPS)
-    computed = cache.get("computed")
-    return (
-        others_same
-        and isinstance(computed, (int, float))
-        and 0 <= now - computed < DB_GRACE_SECONDS
-    )
+    return others_same and fresh
 
 
 def _payload(raw: bytes) -> dict | None:
