@@ -66,12 +66,10 @@ def main() -> None:
     prompt = counted_prompt(payload)
     if prompt is None:
         return
-    from missioncache_state.locations import tasks_db_path
+    from missioncache_state.locations import is_set_up
 
-    if not os.path.lexists(tasks_db_path()):
+    if not is_set_up():
         return  # MissionCache not set up: no task to credit, no process worth starting
-    # Anything else at that path (even a directory: a broken setup) starts the child,
-    # which keeps the heartbeat in the spool until the database works again.
     ident = identity(payload)
     from missioncache_state.ids import session_id_or_none
 

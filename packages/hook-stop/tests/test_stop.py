@@ -189,3 +189,14 @@ def test_not_set_up_spools_nothing(stop, mc_env, tmp_path):
     assert stop(transcript(tmp_path, edits), prompt_id="p-1").silent()
     assert not (mc_env.data_root / "spool").exists()
     assert not (mc_env.data_root / "tasks.db").exists()
+
+
+def test_a_broken_database_still_spools_the_turn_end(stop, mc_env, mc_task, tmp_path):
+    """The prompt's heartbeat waits in the spool while tasks.db is broken; so must the end
+    of its turn, or the repaired history would show every such turn as interrupted."""
+    db = mc_env.data_root / "tasks.db"
+    for extra in ("", "-wal", "-shm"):
+        (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
+    db.mkdir()
+    assert stop(transcript(tmp_path, mentions_only), prompt_id="p-1").silent()
+    assert [(r["type"], r["prompt_id"]) for r in spooled(mc_env)] == [("turn_end", "p-1")]

@@ -68,3 +68,11 @@ def is_within(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> boo
         return os.path.commonpath([real_path, real_root]) == real_root
     except ValueError:  # different drives on Windows
         return False
+
+
+def is_set_up() -> bool:
+    """Whether MissionCache is in use here: anything at the tasks.db path, even a broken
+    database (a directory, a FIFO, garbage). The hooks that only record (a heartbeat, a
+    turn's end) then keep what they record in the spool until the database works again;
+    with nothing there they create nothing."""
+    return os.path.lexists(tasks_db_path())

@@ -53,10 +53,11 @@ def record_turn_end(
     session_id: Any, prompt_id: Any, outcome: str = "stop", background: int = 0
 ) -> bool:
     """Spool the end of the turn ``prompt_id`` of ``session_id``; returns whether one was
-    written. Nothing is written where MissionCache is not set up (no tasks.db)."""
-    from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
+    written. Nothing is written where MissionCache is not set up (no tasks.db); a broken
+    tasks.db still gets its turn ends spooled, as the heartbeats are."""
+    from missioncache_state.locations import heartbeat_spool_dir, is_set_up
 
-    if not os.path.isfile(tasks_db_path()):
+    if not is_set_up():
         return False
     record = new_turn_end(session_id, prompt_id, outcome, background)
     if record is None:
