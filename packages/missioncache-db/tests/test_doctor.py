@@ -177,6 +177,20 @@ def test_doctor_removes_bindings_to_no_task_and_keeps_the_others(cli, roots, dem
     assert sorted(os.listdir(projects_dir())) == ["live.json", "not-ours.txt"]
 
 
+def test_doctor_removes_a_binding_to_a_closed_task(cli, roots, demo):
+    """Closing a task removes its bindings; one left behind (the removal failed) would keep
+    the hooks' binding shortcut tracking the closed task, so doctor removes it."""
+    from missioncache_state.atomic import write_json_atomic
+    from missioncache_state.locations import projects_dir
+
+    ok(cli("close", "demo"))
+    record = {"projectName": "demo", "taskId": demo.id, "fullPath": demo.full_path}
+    write_json_atomic(os.path.join(projects_dir(), "left.json"), record)
+    out = ok(cli("doctor"))
+    assert "fixed    bindings: removed 1 binding(s) to no task or a closed one" in out
+    assert not os.path.exists(os.path.join(projects_dir(), "left.json"))
+
+
 def test_doctor_checks_only_our_settings_and_removes_the_legacy_rules(cli, roots, demo):
     _, claude = roots
     claude.mkdir(exist_ok=True)

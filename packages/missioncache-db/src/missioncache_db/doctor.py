@@ -174,8 +174,9 @@ def check_task_folders(db: Optional[TaskDB], launcher: str) -> List[Finding]:
 
 
 def check_bindings(db: Optional[TaskDB]) -> List[Finding]:
-    """Bindings that name no task (deleted) or cannot be read are removed: the resolver
-    already ignores them, so removing them loses nothing and keeps the folder tidy."""
+    """Bindings that name no task (deleted), a closed one, or cannot be read are removed:
+    the resolver ignores them, but the hooks' shortcut (``missioncache_db.bound``) trusts a
+    binding, so one that closing a task failed to remove must go here."""
     from missioncache_state.bindings import delete_session_binding, read_session_binding
     from missioncache_state.ids import session_id_or_none
 
@@ -193,11 +194,14 @@ def check_bindings(db: Optional[TaskDB]) -> List[Finding]:
             continue  # not a name we write: not ours to remove
         binding = read_session_binding(sid)
         task_id = None if binding is None else binding.get("taskId")
-        stale = binding is None or (task_id is not None and db.get_task(task_id) is None)
+        task = None if task_id is None else db.get_task(task_id)
+        stale = binding is None or (task_id is not None and (task is None or not task.is_open))
         if stale and os.path.isfile(os.path.join(folder, name)) and delete_session_binding(sid):
             removed += 1
     if removed:
-        return [Finding("fixed", "bindings", f"removed {removed} binding(s) to no task")]
+        return [
+            Finding("fixed", "bindings", f"removed {removed} binding(s) to no task or a closed one")
+        ]
     return [Finding("ok", "bindings", f"{len(names)} session binding(s), all point at tasks")]
 
 
