@@ -79,6 +79,8 @@ def test_round_trip_keeps_every_byte(cli, settings, mc_env, mc_task, mc_repo):
     assert "demo-task" in _show(mc_env, mc_repo, settings)
     assert "exactly" in cli("uninstall")
     assert settings.read_bytes() == ORIGINAL
+    # No copy of the user's settings (which may hold tokens) outlives the uninstall.
+    assert not (settings.parent / "settings.json.missioncache-backup").exists()
 
 
 def test_install_twice_is_one_install(cli, settings):

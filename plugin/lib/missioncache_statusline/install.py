@@ -195,6 +195,7 @@ def uninstall() -> str:
             raise InstallError(f"the backup {backup} is missing; nothing was changed") from error
         _write(path, previous)
         _remove_ours()
+        remove_file(str(backup))  # settings.json is that copy again: leave no second one
         return f"restored {path} exactly as it was before install"
     if not is_ours(current):
         _remove_ours()
