@@ -156,3 +156,12 @@ def test_bash_input_and_images_are_typed(tx, tmp_path):
     tx.prompt("<bash-input>ls</bash-input>")
     turns = recent_turns(tx.write(tmp_path / "t.jsonl"), typed_only=True)
     assert _roles_texts(turns) == [("user", "! ls")]
+
+
+@pytest.mark.parametrize("text", ["/été a voir", "/²x", "/ spaced", "/"])
+def test_a_slash_not_followed_by_an_ascii_word_is_typed_text(tx, tmp_path, text):
+    """The prompt hooks' grammar (data model section 10.1): a command is "/" then an ASCII
+    letter, digit or "_"; anything else the human typed is a message and shows in a recap."""
+    tx.exchange(text, reply="ok")
+    turns = recent_turns(tx.write(tmp_path / "t.jsonl"), typed_only=True)
+    assert [t.text for t in turns if t.role == "user"] == [text]

@@ -119,12 +119,10 @@ def is_prompt(record: Record) -> bool:
     return content is not None
 
 
-_SYNTHETIC_PREFIXES = (
-    "<task-notification>",
-    "<local-command-",
-    "<command-name>",
-    "<command-message>",
-)
+_SYNTHETIC_PREFIXES = ("<task-notification>", "<local-command-", "<command-message>")
+# A slash command is "/" then an ASCII letter, digit or "_" (data model section 10.1: the
+# same grammar the prompt hooks use; this package may not import theirs).
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def is_typed_prompt(record: Record) -> bool:
@@ -135,8 +133,7 @@ def is_typed_prompt(record: Record) -> bool:
     text = "\n".join(text_parts(record)).lstrip()
     if text.startswith(_SYNTHETIC_PREFIXES) or "<command-name>" in text:
         return False
-    second = text[1:2]
-    return not (text[:1] == "/" and (second.isalnum() or second == "_"))
+    return not (text[:1] == "/" and text[1:2] in _WORD_CHARS and text[1:2] != "")
 
 
 def prompt_text(record: Record) -> str:
