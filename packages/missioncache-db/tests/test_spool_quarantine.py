@@ -106,3 +106,17 @@ def test_each_quarantined_entry_is_reported_once(db):
     db.process_heartbeats(now=T0 + 1)
     assert spool.take_unreported(db.spool_folder) == ["8-hh.jsonl"]
     assert len(spool.quarantined(db.spool_folder)) == 2
+
+
+def test_a_line_still_being_appended_is_not_quarantined(tmp_path, monkeypatch):
+    """An ingester can read a spool file while its writer is mid-append: one read returns
+    a torn line (end of file so far) and the next the rest of that line. The rest is not a
+    bad record: reading stops at the torn line (the writer re-appends the line elsewhere)
+    and nothing is set aside. The line reads below are the ones such a race produces."""
+    path = tmp_path / "1-a.jsonl"
+    path.write_text("")
+    first = (json.dumps(_good(1, "aa")) + "\n").encode()
+    second = (json.dumps(_good(1, "bb", 1)) + "\n").encode()
+    monkeypatch.setattr(spool, "_lines", lambda _path: iter([first, second[:20], second[20:]]))
+    assert [r["uid"] for r in spool.read_records(path)] == ["aa"]
+    assert spool.quarantined(tmp_path) == []

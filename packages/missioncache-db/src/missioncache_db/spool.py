@@ -256,15 +256,18 @@ def _lines(path: str) -> Iterator[bytes]:
 
 
 def read_records(path: StrPath, check: Callable[[dict], Any] | None = None) -> Iterator[Any]:
-    """The records of a claimed file, one JSON object per line. A torn last line (no
-    newline: its writer died mid-write) is skipped; any other line that cannot be
+    """The records of a claimed file, one JSON object per line. Reading stops at a torn
+    line (no newline: its writer died, or is still appending); any other line that cannot be
     ingested is quarantined, so it is never read again. With ``check``, each record is
     passed through it and what it returns is yielded; None skips the record, an
     exception quarantines it (a record no later ingest could take either)."""
     path = os.fspath(path)
     for raw in _lines(path):
         if not raw.endswith(b"\n"):
-            continue  # torn by a crash mid-write: the writer's uid retry covers it
+            # Torn: a crash mid-write, or its writer still appending. Whatever a later read
+            # returns is the rest of that same line, not a record: stop here (the writer's
+            # uid retry covers the line) rather than quarantine a fragment as bad.
+            break
         try:
             record = loads(raw.decode("utf-8")) if len(raw) <= MAX_LINE else None
             if not (isinstance(record, dict) and _storable(record)):
