@@ -43,7 +43,7 @@ def format_when(when: object = None) -> str:
 
         return time.strftime("%Y-%m-%d %H:%M")
     if hasattr(when, "strftime"):
-        return when.strftime("%Y-%m-%d %H:%M")
+        return str(when.strftime("%Y-%m-%d %H:%M"))
     value = str(when).strip()
     if not value or "\n" in value or "\r" in value:
         raise ValueError(f"not a one-line stamp: {when!r}")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
-from typing import Callable, Sequence
+from collections.abc import Sequence
+from typing import Callable
 
 from missioncache_db import heartbeat_auto
 from missioncache_db.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
@@ -213,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return args.func(args)
+        command: Callable[[argparse.Namespace], int] = args.func
+        return command(args)
     except (UserError, ValueError) as error:
         message = str(error)
     except sqlite3.Error as error:

@@ -33,6 +33,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from missioncache_db.model import Task
+
 FOLDER = ".compactions"
 SUFFIX = ".json"
 TRIGGERS = ("manual", "auto")
@@ -87,7 +89,7 @@ def summary_text(raw: object) -> str:
     return (raw[:opened] + rest).strip()
 
 
-def folder_for(task: Any) -> str:
+def folder_for(task: Task) -> str:
     """The task's compaction folder; ValueError when the task's path would leave the data
     root (a damaged or hand-made row): nothing is ever written outside it."""
     full_path, name = getattr(task, "full_path", None), getattr(task, "name", None)
@@ -97,7 +99,7 @@ def folder_for(task: Any) -> str:
 
 
 def record_compaction(
-    task: Any, summary: object, trigger: object, session_id: object, when: float | None = None
+    task: Task, summary: object, trigger: object, session_id: object, when: float | None = None
 ) -> str:
     """Store one compaction of ``task`` and prune old ones; returns the file written.
 
@@ -125,7 +127,7 @@ def record_compaction(
     return path
 
 
-def recent_compactions(task: Any, limit: int = 5) -> list:
+def recent_compactions(task: Task, limit: int = 5) -> list:
     """The newest ``limit`` compactions of ``task``, newest first, as ``Compaction`` items.
 
     A stub (older than the newest ``KEEP_SUMMARIES``) has an empty summary. Unreadable or
@@ -141,7 +143,7 @@ def recent_compactions(task: Any, limit: int = 5) -> list:
     return found
 
 
-def compaction_count(task: Any, since_epoch: float | None = None) -> int:
+def compaction_count(task: Task, since_epoch: float | None = None) -> int:
     """How many compactions of ``task`` are on record (exact up to ``KEEP_RECORDS``),
     or only those at or after ``since_epoch``. Reads names only: cheap enough for the
     status line."""
@@ -152,7 +154,7 @@ def compaction_count(task: Any, since_epoch: float | None = None) -> int:
     return sum(1 for name in names if int(name[:_STAMP_DIGITS]) >= floor)
 
 
-def _names(task: Any) -> list:
+def _names(task: Task) -> list:
     """Record file names, newest first ([] when there is no folder or the path is unsafe)."""
     try:
         entries = os.listdir(folder_for(task))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Callable, List, NamedTuple, Optional
+from typing import Callable, NamedTuple
 
 from missioncache_db import spool
 from missioncache_db.db import TaskDB
@@ -35,7 +35,7 @@ class Finding(NamedTuple):
     fix: str = ""
 
 
-def check_database(launcher: str) -> tuple[Optional[TaskDB], List[Finding]]:
+def check_database(launcher: str) -> tuple[TaskDB | None, list[Finding]]:
     """Open tasks.db and run SQLite's quick check; the open database when usable."""
     path = locations.tasks_db_path()
     if not os.path.lexists(path):
@@ -100,12 +100,12 @@ def _waiting_files(spool_dir: str) -> int:
         return 0
 
 
-def check_spool(db: Optional[TaskDB]) -> List[Finding]:
+def check_spool(db: TaskDB | None) -> list[Finding]:
     """Heartbeats waiting in the spool are folded in when the database works. Ingesting
     never blocks on a foreign entry: the spool sets aside (quarantines) whatever it cannot
     read, a FIFO included, and every entry set aside is reported here with where it is."""
     spool_dir = locations.heartbeat_spool_dir()
-    findings: List[Finding] = []
+    findings: list[Finding] = []
     waiting = _waiting_files(spool_dir)
     if waiting and db is None:
         findings.append(
@@ -137,7 +137,7 @@ def _set_aside(path: str) -> Finding:
     return Finding("problem", "spool", what, "look at it, then delete it: it is never read again")
 
 
-def folder_problem(task: Task, launcher: str) -> Optional[Finding]:
+def folder_problem(task: Task, launcher: str) -> Finding | None:
     """A task whose folder or files are gone, with the ways out."""
     name = task.full_path.split("/", 1)[-1]
     ways = (
@@ -163,7 +163,7 @@ def folder_problem(task: Task, launcher: str) -> Optional[Finding]:
     return None
 
 
-def check_task_folders(db: Optional[TaskDB], launcher: str) -> List[Finding]:
+def check_task_folders(db: TaskDB | None, launcher: str) -> list[Finding]:
     if db is None:
         return []
     open_tasks = [task for task in db.list_tasks() if task.is_open]
@@ -173,7 +173,7 @@ def check_task_folders(db: Optional[TaskDB], launcher: str) -> List[Finding]:
     return [Finding("ok", "task folder", f"all {len(open_tasks)} open task(s) have their files")]
 
 
-def check_bindings(db: Optional[TaskDB]) -> List[Finding]:
+def check_bindings(db: TaskDB | None) -> list[Finding]:
     """Bindings that name no task (deleted), a closed one, or cannot be read are removed:
     the resolver ignores them, but the hooks' shortcut (``missioncache_db.bound``) trusts a
     binding, so one that closing a task failed to remove must go here."""
@@ -205,13 +205,13 @@ def check_bindings(db: Optional[TaskDB]) -> List[Finding]:
     return [Finding("ok", "bindings", f"{len(names)} session binding(s), all point at tasks")]
 
 
-def _missing_paths(command: str) -> List[str]:
+def _missing_paths(command: str) -> list[str]:
     """Absolute paths of ours (mentioning missioncache) in a command that do not exist."""
     words = command.replace('"', " ").replace("'", " ").split()
     return [w for w in words if w.startswith("/") and "missioncache" in w and not os.path.exists(w)]
 
 
-def check_settings(launcher: str) -> List[Finding]:
+def check_settings(launcher: str) -> list[Finding]:
     """Only our parts of ``<claude>/settings.json``: a status line or hook command of ours
     that points at a file that is gone (a plugin update or a moved clone), and the rules
     file an earlier version installed (removed when it still carries its marker)."""
@@ -245,7 +245,7 @@ def check_settings(launcher: str) -> List[Finding]:
     return findings or [Finding("ok", "settings", f"{path}: our entries point at real files")]
 
 
-def _commands(settings: dict) -> List[tuple]:
+def _commands(settings: dict) -> list[tuple]:
     """(where, command) for the status line and every hook command in the settings."""
     found = []
     line = settings.get("statusLine")

@@ -16,7 +16,7 @@ from missioncache_db.timefmt import local_minute, local_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable
+    from collections.abc import Iterable
 
 TASK_SELECT = (
     "SELECT t.id, t.name, t.full_path, t.status, t.jira_key, r.path, t.repo_id, "
@@ -80,7 +80,7 @@ def ensure_repository(conn: sqlite3.Connection, path: str) -> int:
         "INSERT OR IGNORE INTO repositories(path, short_name, created_at) VALUES (?, ?, ?)",
         (path, os.path.basename(path) or path, local_text(time.time())),
     )
-    return conn.execute("SELECT id FROM repositories WHERE path = ?", (path,)).fetchone()[0]
+    return int(conn.execute("SELECT id FROM repositories WHERE path = ?", (path,)).fetchone()[0])
 
 
 def _parent_path(conn: sqlite3.Connection, parent: str) -> tuple[int, str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable, Iterator, Sequence
 
 _INF = float("inf")
 
@@ -134,7 +134,7 @@ def merge(turns: list[tuple[float, float, float]]) -> tuple[list, list]:
     return [tuple(block) for block in claude], you
 
 
-def clipped(intervals: list, since: float | None, now: float) -> float:
+def clipped(intervals: Iterable[Sequence[float]], since: float | None, now: float) -> float:
     """Seconds of ``intervals`` inside ``[since, now]``."""
     low = -_INF if since is None else since
     return sum(max(0.0, min(b, now) - max(a, low)) for a, b in intervals)

@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from missioncache_db import Task, TaskDB
 
 PERIODS = ("today", "week", "month", "all")
 
@@ -23,13 +26,13 @@ class TaskRow:
     name: str
     status: str
     seconds: int = 0
-    claude: Optional[int] = None
-    you: Optional[int] = None
+    claude: int | None = None
+    you: int | None = None
     sessions: int = 0
-    compactions: Optional[int] = None
+    compactions: int | None = None
     done: int = 0
     total_items: int = 0
-    last_activity: Optional[str] = None
+    last_activity: str | None = None
 
 
 @dataclass
@@ -38,14 +41,14 @@ class DayRow:
     task: str
     seconds: int
     sessions: int
-    claude: Optional[int] = None
-    you: Optional[int] = None
+    claude: int | None = None
+    you: int | None = None
 
 
 @dataclass
 class Report:
     period: str
-    start: Optional[str]  # first day covered (None: from the beginning)
+    start: str | None  # first day covered (None: from the beginning)
     end: str  # today
     generated: str
     tasks: list = field(default_factory=list)  # TaskRow, most time first
@@ -59,7 +62,7 @@ class Report:
         return bool(self.tasks) and all(t.claude is not None for t in self.tasks)
 
 
-def period_start(period: str, now: float) -> Optional[float]:
+def period_start(period: str, now: float) -> float | None:
     """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
     week = today and the 6 days before; month = today and the 29 days before; all: None)."""
     from missioncache_db.sessions import period_start as db_period_start
@@ -73,7 +76,9 @@ def _day(epoch: float) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(epoch))
 
 
-def collect(db: Any, period: str = "week", now: Optional[float] = None, task: Any = None) -> Report:
+def collect(
+    db: TaskDB, period: str = "week", now: float | None = None, task: Task | None = None
+) -> Report:
     """The report for ``period`` over every task (or only ``task``) with time in it.
     Tasks with no time in the period are left out unless named."""
     now = time.time() if now is None else now
@@ -95,7 +100,7 @@ def collect(db: Any, period: str = "week", now: Optional[float] = None, task: An
     return report
 
 
-def _task_rows(db: Any, task: Any, since: Optional[float], period: str, now: float) -> tuple:
+def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: float) -> tuple:
     row = TaskRow(task.id, task.name, task.status)
     found = db.time_split(task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
@@ -114,7 +119,7 @@ def _task_rows(db: Any, task: Any, since: Optional[float], period: str, now: flo
     return row, days
 
 
-def last_activity(db: Any, task: Any) -> Optional[str]:
+def last_activity(db: TaskDB, task: Task) -> str | None:
     """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period), else
     its ``last_worked_on`` stamp."""
     row = db.conn.execute("SELECT MAX(epoch) FROM heartbeats WHERE task_id = ?", (task.id,))
@@ -125,7 +130,7 @@ def last_activity(db: Any, task: Any) -> Optional[str]:
     return last[:16] if isinstance(last, str) else None
 
 
-def _sessions_per_day(db: Any, task_id: int, since: Optional[float]) -> dict:
+def _sessions_per_day(db: TaskDB, task_id: int, since: float | None) -> dict:
     """Work sessions (runs of prompts within the idle timeout) by the day they started."""
     sql = "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch IS NOT NULL"
     params: tuple = (task_id,)
@@ -138,7 +143,7 @@ def _sessions_per_day(db: Any, task_id: int, since: Optional[float]) -> dict:
     return counts
 
 
-def _active_days(db: Any, task_id: int, since: Optional[float], now: float) -> set:
+def _active_days(db: TaskDB, task_id: int, since: float | None, now: float) -> set:
     """Days that may hold time: each prompt's day, and the next day too when the prompt
     came late enough for its turn (or the gap after it) to run past midnight."""
     sql = "SELECT epoch FROM heartbeats WHERE task_id = ? AND epoch IS NOT NULL"
@@ -154,7 +159,7 @@ def _active_days(db: Any, task_id: int, since: Optional[float], now: float) -> s
     return days
 
 
-def _day_split(db: Any, task_id: int, day: str, now: float) -> Any:
+def _day_split(db: TaskDB, task_id: int, day: str, now: float) -> Any:
     """The task's time within one local day: ``time_split`` of "today" as seen from the
     last instant of that day (every interval is clipped at the day's start and clamped
     at its end), so the days of a period add up to the period's total."""
@@ -166,7 +171,7 @@ def _day_split(db: Any, task_id: int, day: str, now: float) -> Any:
     return db.time_split(task_id, "today", min(now, end - 0.001))
 
 
-def compactions(task: Any, since: Optional[float]) -> Optional[int]:
+def compactions(task: Task, since: float | None) -> int | None:
     try:
         from missioncache_db.compactions import compaction_count
     except ImportError:
@@ -177,7 +182,7 @@ def compactions(task: Any, since: Optional[float]) -> Optional[int]:
         return None
 
 
-def progress(task: Any) -> tuple:
+def progress(task: Task) -> tuple:
     """(done, total) checklist items of the task's tasks file; (0, 0) without one."""
     from missioncache_context import parse_items, read_file
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -84,7 +85,7 @@ def terminal_db_key(value: Any) -> str | None:
     return value[:TERMINAL_KEY_MAX]
 
 
-def terminal_id_from_env(env: Any) -> str | None:
+def terminal_id_from_env(env: Mapping[str, str]) -> str | None:
     """The raw terminal id: ``TERM_SESSION_ID`` (iTerm2) or ``WT_SESSION`` (Windows Terminal)."""
     for key in ("TERM_SESSION_ID", "WT_SESSION"):
         value = env.get(key)

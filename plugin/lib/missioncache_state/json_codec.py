@@ -22,7 +22,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Optional, Tuple
+    from typing import Any
 
 _WHITESPACE = " \t\n\r"  # JSON's only whitespace: not \x0b, \x0c or any Unicode space
 _CONSTANTS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
@@ -64,7 +64,7 @@ class Codec:
         indent: int | str | None = None,
         sort_keys: bool = False,
         ensure_ascii: bool = True,
-        separators: Tuple[str, str] | None = None,
+        separators: tuple[str, str] | None = None,
     ) -> str:
         """``json.dumps(obj, ...)`` with these arguments (the others at their defaults)."""
         if self._scan is None:
@@ -83,7 +83,7 @@ class Codec:
         return "".join(encoder.parts)
 
 
-def _accelerated_parts(module: Any) -> Optional[tuple]:
+def _accelerated_parts(module: Any) -> tuple | None:
     """(scanner, ascii escaper, unicode escaper) of ``module``, or None when it lacks them
     or they do not answer a small probe as CPython's do."""
     try:
@@ -136,7 +136,7 @@ class _Encoder:
     """``json.dumps``'s output, built recursively into ``parts`` (our payloads are small)."""
 
     def __init__(
-        self, escape: Any, indent: Any, sort_keys: bool, separators: Tuple[str, str] | None
+        self, escape: Any, indent: Any, sort_keys: bool, separators: tuple[str, str] | None
     ) -> None:
         if indent is not None and not isinstance(indent, str):
             indent = " " * indent
@@ -262,7 +262,7 @@ def dumps(
     indent: int | str | None = None,
     sort_keys: bool = False,
     ensure_ascii: bool = True,
-    separators: Tuple[str, str] | None = None,
+    separators: tuple[str, str] | None = None,
 ) -> str:
     """``json.dumps(obj, ...)`` with these arguments, without importing ``json``."""
     return default_codec().dumps(

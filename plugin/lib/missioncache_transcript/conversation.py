@@ -38,10 +38,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, Optional, Union
+    from typing import Any, Union
 
-    Record = Dict[str, Any]
-    Content = Union[str, List[Dict[str, Any]]]
+    Record = dict[str, Any]
+    Content = Union[str, list[dict[str, Any]]]
 
 _OUTPUT_PREFIXES = (
     "<local-command-stdout>",
@@ -53,15 +53,15 @@ _OUTPUT_PREFIXES = (
 )
 
 
-def role_of(record: Record) -> Optional[str]:
+def role_of(record: Record) -> str | None:
     """``"user"``/``"assistant"`` for main-conversation records, else None."""
     kind = record.get("type")
     if kind not in ("user", "assistant") or record.get("isSidechain") is True:
         return None
-    return kind
+    return "user" if kind == "user" else "assistant"
 
 
-def content_of(record: Record) -> Optional[Content]:
+def content_of(record: Record) -> Content | None:
     """``message.content`` as a string or a list of dict blocks; None when absent."""
     message = record.get("message")
     if not isinstance(message, dict):
@@ -74,14 +74,14 @@ def content_of(record: Record) -> Optional[Content]:
     return None
 
 
-def message_id(record: Record) -> Optional[str]:
+def message_id(record: Record) -> str | None:
     """The API message id shared by the records of one multi-block reply."""
     message = record.get("message")
     value = message.get("id") if isinstance(message, dict) else None
     return value if isinstance(value, str) and value else None
 
 
-def blocks_of(record: Record, kind: str) -> List[Dict[str, Any]]:
+def blocks_of(record: Record, kind: str) -> list[dict[str, Any]]:
     """The content blocks of ``record`` whose ``type`` is ``kind``."""
     content = content_of(record)
     if not isinstance(content, list):
@@ -89,7 +89,7 @@ def blocks_of(record: Record, kind: str) -> List[Dict[str, Any]]:
     return [block for block in content if block.get("type") == kind]
 
 
-def text_parts(record: Record) -> List[str]:
+def text_parts(record: Record) -> list[str]:
     """Plain text of a record: string content or its ``text`` blocks (never thinking,
     tool_use or tool_result)."""
     content = content_of(record)
@@ -151,7 +151,7 @@ def prompt_text(record: Record) -> str:
     return text
 
 
-def _tag_text(text: str, tag: str) -> Optional[str]:
+def _tag_text(text: str, tag: str) -> str | None:
     """What lies between the first ``<tag>`` and the first ``</tag>`` after it (possibly
     empty), or None when either is missing."""
     opening, closing = f"<{tag}>", f"</{tag}>"

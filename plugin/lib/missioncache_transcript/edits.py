@@ -15,7 +15,7 @@ from .reverse_reader import DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable, List, Optional
+    from collections.abc import Iterable
 
     from .conversation import Record
     from .reverse_reader import PathLike
@@ -36,7 +36,7 @@ class Edit(namedtuple("Edit", "tool file_path")):
     __slots__ = ()
 
 
-def edit_of(block: dict) -> Optional[Edit]:
+def edit_of(block: dict) -> Edit | None:
     """The Edit a ``tool_use`` block makes, or None when it is not an editing tool."""
     tool = block.get("name")
     if tool not in EDIT_TOOLS:
@@ -47,7 +47,7 @@ def edit_of(block: dict) -> Optional[Edit]:
     return Edit(tool, path if isinstance(path, str) else None)
 
 
-def edits_in(records: Iterable[Record]) -> List[Edit]:
+def edits_in(records: Iterable[Record]) -> list[Edit]:
     """Edits in ``records`` (oldest first), each (tool, file) pair once, in first-seen order."""
     seen = set()
     found = []
@@ -63,11 +63,11 @@ def edits_in(records: Iterable[Record]) -> List[Edit]:
 
 
 def find_edits(
-    path: Optional[PathLike],
+    path: PathLike | None,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
-    prompt_id: Optional[str] = None,
-) -> List[Edit]:
+    prompt_id: str | None = None,
+) -> list[Edit]:
     """File edits (Write, Edit, MultiEdit, NotebookEdit) in the current exchange.
 
     Empty when the transcript does not exist yet. ``prompt_id`` (Stop's stdin carries it)

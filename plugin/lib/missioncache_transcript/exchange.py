@@ -15,8 +15,6 @@ from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Optional
-
     from .reverse_reader import PathLike
 
 
@@ -32,7 +30,7 @@ class Exchange(namedtuple("Exchange", "prompt records truncated")):
 
 
 def current_exchange(
-    path: Optional[PathLike],
+    path: PathLike | None,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     block_size: int = DEFAULT_BLOCK_SIZE,

@@ -12,14 +12,15 @@ from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES, ReverseLineRe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, Iterator, Optional
+    from collections.abc import Iterator
+    from typing import Any
 
     from .reverse_reader import PathLike
 
-    Record = Dict[str, Any]
+    Record = dict[str, Any]
 
 
-def parse_record(line: bytes) -> Optional[Record]:
+def parse_record(line: bytes) -> Record | None:
     """The JSON object on ``line``, or None for blank, partial, garbage or non-object lines.
 
     Bytes that are not UTF-8 become U+FFFD instead of failing the whole read.

@@ -20,7 +20,7 @@ import sqlite3
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
-    from typing import Callable, List, Union
+    from typing import Callable, Union
 
     StrPath = Union[str, os.PathLike]
 
@@ -155,7 +155,7 @@ def _migrate_v3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: List[Callable[[sqlite3.Connection], None]] = [_migrate_v1, _migrate_v2, _migrate_v3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_v1, _migrate_v2, _migrate_v3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -255,7 +255,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     if conn.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
         return SCHEMA_VERSION
     with write_transaction(conn):
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         for number in range(version, SCHEMA_VERSION):
             MIGRATIONS[number](conn)
             conn.execute(f"PRAGMA user_version = {number + 1}")

@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from typing import Optional
 
 # Set by the plugin's mcpServers entry; Claude Code also sets CLAUDE_PLUGIN_ROOT.
 ROOT_VARIABLES = ("MISSIONCACHE_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT")
 BUNDLE_DIR = "lib"
 
 
-def bundled_library_dir(env: Mapping[str, str]) -> Optional[str]:
+def bundled_library_dir(env: Mapping[str, str]) -> str | None:
     """``<plugin root>/lib`` from the first root variable naming a directory
     that holds it, else None."""
     for name in ROOT_VARIABLES:
@@ -31,7 +30,7 @@ def bundled_library_dir(env: Mapping[str, str]) -> Optional[str]:
     return None
 
 
-def ensure_libraries(env: Optional[Mapping[str, str]] = None) -> Optional[str]:
+def ensure_libraries(env: Mapping[str, str] | None = None) -> str | None:
     """Put the bundled library dir on ``sys.path`` unless ``missioncache_db`` is already
     importable; returns the directory added (None when nothing was added)."""
     import importlib.util

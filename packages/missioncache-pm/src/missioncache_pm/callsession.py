@@ -19,7 +19,7 @@ import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 META_KEY = "claudecode/toolUseId"
 RECENT_TRANSCRIPTS = 8
@@ -28,7 +28,7 @@ WAIT_SECONDS = 2.0  # how long to wait for Claude Code to write the tool_use
 _TOOL_USE_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
-def tool_use_id(meta: Any) -> Optional[str]:
+def tool_use_id(meta: Any) -> str | None:
     """The tool_use id from a request's ``_meta`` (a mapping or a model), if valid."""
     value = None
     if isinstance(meta, Mapping):
@@ -46,7 +46,7 @@ def transcript_folder(project_dir: str) -> Path:
     return Path(claude_dir()) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project_dir)
 
 
-def _recent(folder: Path) -> List[Path]:
+def _recent(folder: Path) -> list[Path]:
     try:
         files = [(p.stat().st_mtime, p) for p in folder.glob("*.jsonl")]
     except OSError:
@@ -65,8 +65,8 @@ def _tail(path: Path) -> bytes:
 
 
 def session_of_tool_use(
-    use_id: Optional[str], project_dir: str, wait: float = WAIT_SECONDS
-) -> Optional[str]:
+    use_id: str | None, project_dir: str, wait: float = WAIT_SECONDS
+) -> str | None:
     """The session whose recent transcript holds ``use_id`` (newest transcript first),
     polling up to ``wait`` seconds for the transcript write to land."""
     if use_id is None:
@@ -83,7 +83,7 @@ def session_of_tool_use(
         delay = min(delay * 2, 0.25)
 
 
-def _search(folder: Path, needle: bytes) -> Optional[str]:
+def _search(folder: Path, needle: bytes) -> str | None:
     from missioncache_state.ids import session_id_or_none
 
     for path in _recent(folder)[:RECENT_TRANSCRIPTS]:
@@ -92,7 +92,7 @@ def _search(folder: Path, needle: bytes) -> Optional[str]:
     return None
 
 
-def calling_session(meta: Any, env: Optional[Mapping[str, str]] = None) -> Optional[str]:
+def calling_session(meta: Any, env: Mapping[str, str] | None = None) -> str | None:
     """The calling session: found through the tool_use id, else the environment's id."""
     from missioncache_state.ids import session_id_from_env
 

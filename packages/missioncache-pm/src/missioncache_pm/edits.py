@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, List, NamedTuple, Optional, Union
+from typing import Any, NamedTuple, Union
 
 from missioncache_pm.errors import PmError
 from missioncache_pm.guard import checked_file, sibling
@@ -34,10 +34,10 @@ class TasksOutcome(NamedTuple):
     """What one pure pass over a tasks file did."""
 
     text: str
-    flipped: List[tuple]  # (selector, TaskItem before the flip)
-    already_done: List[Selector]
-    unmatched: List[Selector]
-    added: List[tuple]  # (number, text)
+    flipped: list[tuple]  # (selector, TaskItem before the flip)
+    already_done: list[Selector]
+    unmatched: list[Selector]
+    added: list[tuple]  # (number, text)
     stamped: bool
 
 
@@ -140,7 +140,7 @@ def update_tasks_file(
     remaining_summary: Any = None,
     notes: Any = None,
     *,
-    when: Optional[str] = None,
+    when: str | None = None,
 ) -> str:
     """The ``update_tasks_file`` tool; returns its report."""
     from missioncache_context import format_when, update_file
@@ -268,7 +268,7 @@ def update_context_file(
     recent_change: Any = None,
     next_steps: Any = None,
     *,
-    when: Optional[str] = None,
+    when: str | None = None,
 ) -> str:
     """The ``update_context_file`` tool: a dated Recent Changes entry and/or a new body
     for ``## Next Steps`` (created before Recent Changes when missing); the file's
@@ -300,7 +300,7 @@ def update_context_file(
     return f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
 
 
-def _steps_lines(value: Any) -> Optional[list[str]]:
+def _steps_lines(value: Any) -> list[str] | None:
     """None (leave Next Steps alone), or its new lines: list items become bullets, a
     string is used as written."""
     if value is None:

@@ -13,7 +13,9 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
+
+    from missioncache_db import Task, TaskDB
 
 # Reads never wait in WAL mode; the only write (folding heartbeats) gives up quickly,
 # because Claude Code kills a status line when the next run starts.
@@ -51,7 +53,7 @@ def task_facts(cwd: str, session_id: str) -> dict | None:
     return facts
 
 
-def _fold_heartbeats(db: Any) -> None:
+def _fold_heartbeats(db: TaskDB) -> None:
     """Turn this task's new heartbeats into work sessions so "today" is current (the
     same fold ``missioncache-db time`` does). Only when there is something to fold, and
     never waiting long for the lock: a busy database just shows the last figure."""
@@ -65,7 +67,7 @@ def _fold_heartbeats(db: Any) -> None:
         pass
 
 
-def time_today(db: Any, task_id: int) -> tuple:
+def time_today(db: TaskDB, task_id: int) -> tuple:
     """(total, claude, you) seconds today; claude and you are None until tasks.db can
     split time (``TaskDB.time_split``, from the time-split work)."""
     split = getattr(db, "time_split", None)
@@ -78,7 +80,7 @@ def time_today(db: Any, task_id: int) -> tuple:
     return db.time_invested(task_id, "today"), None, None
 
 
-def compactions_since(task: Any, since_epoch: float | None) -> int | None:
+def compactions_since(task: Task, since_epoch: float | None) -> int | None:
     """Compactions of the task since the context file was last saved, or None while
     MissionCache does not record compactions (``missioncache_db.compactions``)."""
     try:
@@ -115,7 +117,7 @@ def file_facts(context_path: str, tasks_path: str) -> dict:
     return {"done": done, "total": total, "divergent": len(divergent), "saved_epoch": saved}
 
 
-def _read(read_file: Any, path: str) -> str | None:
+def _read(read_file: Callable[[str], str], path: str) -> str | None:
     try:
         return read_file(path)
     except (OSError, ValueError):

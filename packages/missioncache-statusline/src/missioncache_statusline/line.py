@@ -21,7 +21,8 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping
+    from collections.abc import Mapping
+    from typing import Any
 
 CACHE_KIND = "statusline"
 CACHE_VERSION = 1

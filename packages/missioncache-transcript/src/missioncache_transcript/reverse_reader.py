@@ -16,7 +16,8 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Iterator, Union
+    from collections.abc import Iterator
+    from typing import BinaryIO, Union
 
     PathLike = Union[str, os.PathLike[str]]
 

@@ -22,8 +22,6 @@ from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
-
     from .conversation import Record
     from .reverse_reader import PathLike
 
@@ -52,11 +50,11 @@ class _Reply:
 
     def __init__(self, position: int) -> None:
         self.position = position
-        self.parts: List[str] = []
-        self.timestamp: Optional[str] = None
+        self.parts: list[str] = []
+        self.timestamp: str | None = None
 
 
-def clip(text: str, limit: Optional[int]) -> str:
+def clip(text: str, limit: int | None) -> str:
     """``text`` stripped and, when longer than ``limit``, cut to it with an ellipsis."""
     text = text.strip()
     if limit is None or len(text) <= limit:
@@ -64,15 +62,15 @@ def clip(text: str, limit: Optional[int]) -> str:
     return text[: limit - 1].rstrip() + ELLIPSIS
 
 
-def _timestamp(record: Record) -> Optional[str]:
+def _timestamp(record: Record) -> str | None:
     value = record.get("timestamp")
     return value if isinstance(value, str) else None
 
 
 def read_recent_turns(
-    path: Optional[PathLike],
+    path: PathLike | None,
     n: int = 3,
-    limit: Optional[int] = 600,
+    limit: int | None = 600,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     block_size: int = DEFAULT_BLOCK_SIZE,
@@ -88,9 +86,9 @@ def read_recent_turns(
     if n <= 0 or not path:
         return RecentTurns((), False)
     scan = iter_records_reversed(path, max_bytes, block_size=block_size)
-    prompts: List[Tuple[int, Turn]] = []
-    replies: List[_Reply] = []  # newest first
-    open_replies: Dict[str, _Reply] = {}  # replies of the exchange being scanned, by message id
+    prompts: list[tuple[int, Turn]] = []
+    replies: list[_Reply] = []  # newest first
+    open_replies: dict[str, _Reply] = {}  # replies of the exchange being scanned, by message id
     truncated = False
     for position, record in enumerate(scan):
         role = role_of(record)
@@ -114,7 +112,7 @@ def read_recent_turns(
 
 
 def _add_reply_text(
-    replies: List[_Reply], open_replies: Dict[str, _Reply], position: int, record: Record
+    replies: list[_Reply], open_replies: dict[str, _Reply], position: int, record: Record
 ) -> None:
     """Prepend ``record``'s text to its message's reply (the scan meets older parts later)."""
     parts = [part for part in text_parts(record) if part.strip()]
@@ -130,13 +128,13 @@ def _add_reply_text(
 
 
 def recent_turns(
-    path: Optional[PathLike],
+    path: PathLike | None,
     n: int = 3,
-    limit: Optional[int] = 600,
+    limit: int | None = 600,
     *,
     max_bytes: int = DEFAULT_MAX_BYTES,
     typed_only: bool = False,
-) -> List[Turn]:
+) -> list[Turn]:
     """The last ``n`` user prompts and assistant text replies, oldest first, each cut to
     ``limit`` characters (ellipsis included). Empty when the transcript does not exist.
     ``typed_only``: only prompts the human typed (see :func:`read_recent_turns`)."""

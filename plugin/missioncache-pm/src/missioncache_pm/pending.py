@@ -6,10 +6,8 @@ SessionStart or this command) belongs to ``missioncache_state.precompact_failure
 
 from __future__ import annotations
 
-from typing import Optional
 
-
-def take_precompact_error() -> Optional[str]:
+def take_precompact_error() -> str | None:
     """One line (when, which task, what failed), clearing the record; None when none."""
     from missioncache_state.precompact_failure import take_failure
 

@@ -30,7 +30,8 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
 
 import re
 import subprocess
-from typing import TYPE_CHECKING, Any, List, Optional, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
@@ -42,7 +43,7 @@ MCP_NOTICE_STATE = "mcp-missing-told"  # <state>/mcp-missing-told/<session-id>.j
 _JIRA = re.compile(r"[A-Z][A-Z0-9]+-\d+")
 
 
-def _read(path: Any) -> Optional[str]:
+def _read(path: Any) -> str | None:
     from missioncache_context import read_file
 
     try:
@@ -51,7 +52,7 @@ def _read(path: Any) -> Optional[str]:
         return None
 
 
-def file_block(label: str, path: Any) -> List[str]:
+def file_block(label: str, path: Any) -> list[str]:
     """The file's text in a fence long enough never to be closed by its content."""
     text = _read(path)
     if text is None:
@@ -66,7 +67,7 @@ def file_block(label: str, path: Any) -> List[str]:
     return [*lines, note, ""] if note else [*lines, ""]
 
 
-def compaction_blocks(task: Any) -> List[str]:
+def compaction_blocks(task: Task) -> list[str]:
     """The task's last compaction summaries, newest first, each dated and fenced.
 
     Claude Code's compaction summary is the model's own account of where a session stood;
@@ -90,13 +91,13 @@ def compaction_blocks(task: Any) -> List[str]:
     return out
 
 
-def _session_from_env() -> Optional[str]:
+def _session_from_env() -> str | None:
     from missioncache_state.ids import session_id_from_env
 
     return session_id_from_env()
 
 
-def _task_for_session(db: TaskDB, sid: Optional[str]) -> Optional[Task]:
+def _task_for_session(db: TaskDB, sid: str | None) -> Task | None:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
 
@@ -111,7 +112,7 @@ def launcher() -> str:
     return f'"{path}"' if " " in path else path
 
 
-def folder_gone(task: Any) -> List[str]:
+def folder_gone(task: Task) -> list[str]:
     """The way out when a task's folder was deleted or moved: nothing can be read or saved
     there, and a raw FileNotFoundError helps nobody."""
     name = task.full_path.split("/", 1)[-1]
@@ -128,7 +129,7 @@ def folder_gone(task: Any) -> List[str]:
     ]
 
 
-def mcp_notice() -> List[str]:
+def mcp_notice() -> list[str]:
     """Without ``uvx`` the ``pm`` MCP server cannot start, and the failure shows only in
     ``/mcp``. Say so once per session (the commands work without the server)."""
     import shutil
@@ -164,7 +165,7 @@ def _fallback_line() -> str:
     )
 
 
-def cmd_load(words: List[str]) -> List[str]:
+def cmd_load(words: list[str]) -> list[str]:
     from missioncache_pm import taskinfo
     from missioncache_pm.pending import take_precompact_error
 
@@ -191,7 +192,7 @@ def cmd_load(words: List[str]) -> List[str]:
     return out
 
 
-def cmd_save(words: List[str]) -> List[str]:
+def cmd_save(words: list[str]) -> list[str]:
     from missioncache_pm import taskinfo
 
     sid = _session_from_env()
@@ -222,7 +223,7 @@ def split_new_args(words: Sequence[str]) -> tuple:
     return slug, jira, True
 
 
-def repository_dir(cwd: str) -> Optional[str]:
+def repository_dir(cwd: str) -> str | None:
     """The git work tree containing ``cwd`` (else ``cwd``); None for the home directory,
     the file-system root or the data root, where tying a task would catch everything."""
     from missioncache_state.locations import data_root, is_within
@@ -247,7 +248,7 @@ def repository_dir(cwd: str) -> Optional[str]:
     return None if is_within(real, data_root()) else real
 
 
-def cmd_new(words: List[str]) -> List[str]:
+def cmd_new(words: list[str]) -> list[str]:
     from missioncache_pm import taskinfo
 
     name, jira, derived = split_new_args(words)
@@ -266,7 +267,7 @@ def cmd_new(words: List[str]) -> List[str]:
     return [*out, *text.splitlines()[1:], "", *mcp_notice(), task_instructions()]
 
 
-def recreate_if_gone(name: str) -> Optional[List[str]]:
+def recreate_if_gone(name: str) -> list[str] | None:
     """``/missioncache:new NAME`` for a task that exists but whose folder is gone: the
     user wants its files back, so they are recreated from the templates (its recorded
     time is kept) and the session is bound; None when that is not the case."""
@@ -311,7 +312,7 @@ def _sentence(error: Exception) -> str:
         return " ".join(f"{type(error).__name__}: {error}".split())
 
 
-def apply_arguments(words: List[str]) -> dict:
+def apply_arguments(words: list[str]) -> dict:
     """The tools' arguments from options (``--context-file P --recent-change TEXT
     --next-step TEXT ... --tasks-file P --done N ... --new-task TEXT ...``), or from one
     JSON object on stdin when no option is given.
@@ -347,7 +348,7 @@ def apply_arguments(words: List[str]) -> dict:
     return {k: v for k, v in vars(parser.parse_args(words)).items() if v is not None}
 
 
-def cmd_apply(words: List[str]) -> List[str]:
+def cmd_apply(words: list[str]) -> list[str]:
     """The stdlib fallback for the two MCP tools (``update_context_file`` and
     ``update_tasks_file``) with their arguments (see ``apply_arguments``): the same
     checks, locks and reports, no server needed."""
@@ -380,7 +381,7 @@ def cmd_apply(words: List[str]) -> List[str]:
 COMMANDS = {"load": cmd_load, "save": cmd_save, "new": cmd_new, "apply": cmd_apply}
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Print the command's text; never fail (see the module docstring)."""
     args = list(sys.argv[1:] if argv is None else argv)
     command = COMMANDS.get(args[0]) if args else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import TYPE_CHECKING, Any
 
 from missioncache_pm.errors import PmError
 
@@ -23,7 +23,7 @@ _SHOWN_TASKS = 10
 _SHOWN_PENDING = 20
 
 
-def checked_session(session_id: Any) -> Optional[str]:
+def checked_session(session_id: Any) -> str | None:
     """An explicitly given session id (None when not given); PmError when invalid."""
     from missioncache_state.ids import is_valid_session_id
 
@@ -31,7 +31,7 @@ def checked_session(session_id: Any) -> Optional[str]:
         return None
     if not is_valid_session_id(session_id):
         raise PmError(f"{str(session_id)[:80]!r} is not a valid Claude session id")
-    return session_id
+    return str(session_id)
 
 
 def open_db() -> TaskDB:
@@ -59,7 +59,7 @@ def time_invested(db: TaskDB, task: Task) -> str:
     )
 
 
-def task_lines(db: TaskDB, task: Task) -> List[str]:
+def task_lines(db: TaskDB, task: Task) -> list[str]:
     """The facts about a task, one markdown line each."""
     lines = [f"**Task:** {task.name} (id {task.id}, {task.status}, {task.full_path})"]
     if task.jira_key:
@@ -72,12 +72,12 @@ def task_lines(db: TaskDB, task: Task) -> List[str]:
     return lines
 
 
-def summary_lines(task: Task) -> List[str]:
+def summary_lines(task: Task) -> list[str]:
     """A short digest: Next Steps and the newest Recent Changes entry, then the
     unchecked items of the tasks file."""
     from missioncache_context import digest, parse_items, read_file
 
-    lines: List[str] = []
+    lines: list[str] = []
     try:
         context = digest(read_file(task.context_file), limit=3000)
     except (OSError, ValueError):
@@ -95,7 +95,7 @@ def summary_lines(task: Task) -> List[str]:
     return lines
 
 
-def bind(task: Task, session_id: Optional[str]) -> str:
+def bind(task: Task, session_id: str | None) -> str:
     """Bind the session to an open task; returns the line saying what happened."""
     from missioncache_state.bindings import write_session_binding
 
@@ -138,7 +138,7 @@ def task_named(db: TaskDB, name: Any) -> Task:
 # -- the tools -------------------------------------------------------------------------------
 
 
-def find_task_for_directory(directory: Any, session_id: Optional[str] = None) -> str:
+def find_task_for_directory(directory: Any, session_id: str | None = None) -> str:
     """Which task a session in ``directory`` is on (data model section 4), with its files
     and time invested; says so, with the candidates, when none resolves."""
     from missioncache_state.bindings import read_session_binding
@@ -175,7 +175,7 @@ def no_task_message(db: TaskDB, path: str) -> str:
     return f"No MissionCache task for {path}. {known_tasks(db)}."
 
 
-def get_task(name: Any, session_id: Optional[str] = None) -> str:
+def get_task(name: Any, session_id: str | None = None) -> str:
     """The named task's facts and digest; binds the session to it."""
     with open_db() as db:
         task = task_named(db, name)
@@ -184,7 +184,7 @@ def get_task(name: Any, session_id: Optional[str] = None) -> str:
 
 
 def create_task(
-    name: Any, repo: Any = None, jira_key: Any = None, session_id: Optional[str] = None
+    name: Any, repo: Any = None, jira_key: Any = None, session_id: str | None = None
 ) -> str:
     """Create a task (row, directory, context and tasks files) and bind the session."""
     repo_path = None
