@@ -9,7 +9,7 @@ import sys
 from missioncache_harness import demo
 from missioncache_harness.cli import main
 from missioncache_harness.plugin import strict_check
-from missioncache_harness.probes import write_plugin
+from missioncache_harness.probes import read_log, write_plugin
 from missioncache_harness.workspace import make_env
 
 
@@ -23,22 +23,21 @@ def test_fire_prints_each_hook_and_its_route(sim, capsys):
     out = capsys.readouterr().out
     assert "UserPromptSubmit: 2 hook(s)" in out
     assert "exit 0" in out and "-> model, transcript" in out
-    assert "exit 2" in out and "blocks (prompt_erased)" in out
-    assert "BLOCKED: prompt_erased" in out
-    assert "Original prompt: hi" in out
+    assert "exit 2" in out and "blocks (exit 2: not simulated, see the golden file)" in out
+    assert "a hook asks to block (exit 2): real CLI only, not simulated" in out
 
 
-def test_fire_json_with_a_payload_file(sim, capsys, tmp_path):
-    root = sim.plugin({"Stop": ["A"]}, {"A": {"json": {"decision": "block", "reason": "R"}}})
+def test_fire_with_a_payload_file(sim, capsys, tmp_path):
+    """The payload file's fields go over the common ones, on the hook's stdin."""
+    root = sim.plugin({"Stop": ["A"]}, {"A": {"json": {"systemMessage": "M"}}})
     payload = tmp_path / "payload.json"
     payload.write_text(json.dumps({"stop_hook_active": True, "last_assistant_message": "x"}))
-    argv = ["fire", "Stop", "--plugin", str(root), "--payload", f"@{payload}", "--json"]
+    argv = ["fire", "Stop", "--plugin", str(root), "--payload", f"@{payload}"]
     assert main([*argv, "--cwd", str(sim.project), "--home", str(sim.env.home)]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["payload"]["stop_hook_active"] is True
-    assert result["payload"]["hook_event_name"] == "Stop"
-    assert result["routed"]["continues_turn"] is True
-    assert result["routed"]["feedback"] == ["Stop hook feedback:\nR"]
+    assert "  human sees: ⎿  Stop says: M" in capsys.readouterr().out.splitlines()
+    (entry,) = read_log(root)
+    assert entry["stdin"]["stop_hook_active"] is True
+    assert entry["stdin"]["hook_event_name"] == "Stop"
 
 
 def test_fire_runs_as_a_process(sim):

@@ -86,32 +86,6 @@ def test_stop_failure_fields():
     assert generated["error"] == "server_error" and generated["prompt_id"]
 
 
-def test_subagent_stop_of_the_compaction_fork():
-    payload = p.subagent_stop(
-        base("SubagentStop"),
-        prompt_id="p1",
-        agent_id="a5637faacebf144b0",
-        agent_type="",
-        last_assistant_message="sum",
-    )
-    assert keys(payload) == {
-        "prompt_id",
-        "permission_mode",
-        "agent_id",
-        "agent_type",
-        "effort",
-        "stop_hook_active",
-        "agent_transcript_path",
-        "last_assistant_message",
-        "background_tasks",
-        "session_crons",
-    }
-    assert payload["agent_transcript_path"] == (
-        "/c/projects/-w/s1/subagents/agent-a5637faacebf144b0.jsonl"
-    )
-    assert len(p.new_agent_id()) == 17
-
-
 def test_compaction_and_end_fields():
     pre = p.pre_compact(base("PreCompact"), prompt_id="p1")
     assert keys(pre) == {"prompt_id", "trigger", "custom_instructions"}

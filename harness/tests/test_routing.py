@@ -1,4 +1,5 @@
-"""Routing follows the contract tables: per event and exit code, model/human/transcript/block."""
+"""Routing follows the contract tables for the channels MissionCache uses: per event and exit
+code, what reaches the model, the human and the transcript; requests to block are only flagged."""
 
 from __future__ import annotations
 
@@ -6,18 +7,10 @@ import json
 
 import pytest
 
-from missioncache_harness.routing import (
-    COMPACTION_BLOCKED,
-    COMPACTION_SKIPPED,
-    PROMPT_ERASED,
-    PROMPT_STOPPED,
-    route,
-)
+from missioncache_harness.routing import route
 from missioncache_harness.runner import HookRun
 
 CMD = 'python3 "${CLAUDE_PLUGIN_ROOT}/hooks/h.py"'
-EXP = 'python3 "/plug/hooks/h.py"'
-FROM = "This hook comes from the probe@inline plugin."
 TRANSCRIPT = "/home/u/.claude/projects/-w/sid-1.jsonl"
 
 
@@ -99,7 +92,7 @@ def test_user_prompt_submit_stdout_reaches_the_model():
     assert not result.blocked
 
 
-@pytest.mark.parametrize("event", ["Stop", "SubagentStop"])
+@pytest.mark.parametrize("event", ["Stop"])
 def test_stdout_of_turn_events_is_transcript_only(event):
     result = routed(event, hr("OUT"))
     assert result.model_texts == [] and result.human_texts == []
@@ -107,29 +100,16 @@ def test_stdout_of_turn_events_is_transcript_only(event):
     assert "rendered" not in result.transcript_records[0]
 
 
-def test_stop_summary_records_every_round():
-    result = routed("Stop", hr("OUT", duration=0.097))
-    summary = result.transcript_records[-1]
-    assert summary["subtype"] == "stop_hook_summary"
-    assert summary["hookInfos"] == [{"command": CMD, "durationMs": 97}]
-    assert summary["hasOutput"] is True
-    assert summary["hookErrors"] == [] and summary["preventedContinuation"] is False
-    assert not result.continues_turn
-
-
-def test_no_stop_hooks_no_summary():
-    assert routed("Stop").transcript_records == []
-
-
 def test_empty_stdout_leaves_no_trace():
     result = routed("SessionStart", hr("  \n", "lost stderr"))
     assert result.model_texts == [] and result.transcript_records == []
 
 
-def test_session_end_output_goes_nowhere():
-    result = routed("SessionEnd", hr("OUT", "ERR"))
+@pytest.mark.parametrize("code", [0, 1, 2])
+def test_session_end_output_goes_nowhere(code):
+    """Its details (Claude Code's own stderr) are real-CLI only: the product registers none."""
+    result = routed("SessionEnd", hr("OUT", "ERR", code))
     assert result.model_texts == result.human_texts == result.transcript_records == []
-    assert result.cli_stderr == []
 
 
 @pytest.mark.parametrize(
@@ -140,7 +120,7 @@ def test_stop_failure_output_goes_nowhere(stdout, code):
     of a StopFailure hook reach neither the screen, the model nor the transcript."""
     result = routed("StopFailure", hr(stdout, "ERR", code), error="server_error")
     assert result.model_texts == result.human_texts == result.transcript_records == []
-    assert not result.blocked and not result.continues_turn
+    assert not result.blocked
 
 
 def test_precompact_stdout_becomes_compaction_instructions():
@@ -209,27 +189,13 @@ def test_texts_keep_completion_order():
 )
 def test_non_zero_non_two_is_a_non_blocking_error(event, label, code):
     result = routed(event, hr("OUT", "ERR", code))
-    assert result.model_texts == [] and not result.blocked and not result.continues_turn
+    assert result.model_texts == [] and not result.blocked
     record = attachment(result, "hook_non_blocking_error")
     assert record["stderr"] == "Failed with non-blocking status code: ERR"
     assert record["stdout"] == "OUT"
     assert record["exitCode"] == code
     assert record["command"] == CMD
     assert result.human_texts == [f"{label} hook failed\nERR"]
-
-
-def test_stop_exit_1_is_listed_in_the_summary():
-    result = routed("Stop", hr("", "ERR", 1))
-    summary = result.transcript_records[-1]
-    assert summary["hookErrors"] == ["Failed with non-blocking status code: ERR"]
-    assert summary["failedHookErrorIndexes"] == [0]
-
-
-@pytest.mark.parametrize("code", [1, 2, 5])
-def test_session_end_failures_go_to_claudes_stderr(code):
-    result = routed("SessionEnd", hr("", "ERR\n", code))
-    assert result.cli_stderr == [f"SessionEnd hook [{CMD}] failed: ERR"]
-    assert result.transcript_records == []
 
 
 def test_precompact_exit_1_is_reported_and_compaction_proceeds():
@@ -240,93 +206,41 @@ def test_precompact_exit_1_is_reported_and_compaction_proceeds():
     assert routed("PreCompact", hr("x", "ERR", 1), trigger="auto").human_texts == []
 
 
-# ---------------------------------------------------------------- exit 2
+# ---------------------------------------------------------------- requests to block
 
 
-def test_session_start_exit_2_does_not_block():
+@pytest.mark.parametrize(
+    ("event", "output", "code", "kind"),
+    [
+        ("UserPromptSubmit", "", 2, "exit 2"),
+        ("Stop", "", 2, "exit 2"),
+        ("PreCompact", "", 2, "exit 2"),
+        ("UserPromptSubmit", '{"decision": "block", "reason": "R"}', 0, "decision: block"),
+        ("Stop", '{"decision": "block", "reason": "R"}', 1, "decision: block"),
+        ("PreCompact", '{"decision": "block", "reason": "R"}', 0, "decision: block"),
+        ("UserPromptSubmit", '{"continue": false}', 0, "continue: false"),
+        ("Stop", '{"continue": false}', 0, "continue: false"),
+    ],
+)
+def test_requests_to_block_are_flagged_not_played(event, output, code, kind):
+    """The product never blocks; the real CLI's handling is pinned by the golden file."""
+    _routed, (outcome,) = route(event, [hr(output, "ERR", code)], payload(event))
+    assert _routed.blocked and _routed.block_kind == kind
+    assert _routed.model_texts == _routed.human_texts == _routed.transcript_records == []
+    assert outcome.where == [f"blocks ({kind}: not simulated, see the golden file)"]
+
+
+def test_stop_additional_context_is_flagged_as_continuing_the_turn():
+    result = routed("Stop", hr(ctx_json("Stop", "CTX-Stop")))
+    assert result.blocked and "continues the turn" in (result.block_kind or "")
+
+
+def test_exit_2_where_it_cannot_block_is_a_failure():
     result = routed("SessionStart", hr("OUT", "ERR", 2))
     assert not result.blocked and result.model_texts == []
-    record = attachment(result, "hook_non_blocking_error")
-    assert record["stderr"] == f"[{EXP}]: ERR\n{FROM}"
-    assert record["stdout"] == "" and record["exitCode"] == 2
-    assert "durationMs" not in record
-    assert result.human_texts == [f"SessionStart:startup hook failed\n[{EXP}]: ERR"]
-
-
-def test_user_prompt_submit_exit_2_erases_the_prompt():
-    result = routed("UserPromptSubmit", hr("ctx"), hr("OUT", "STDERR-UPS", 2))
-    assert result.blocked and result.block_kind == PROMPT_ERASED
-    assert result.model_texts == []
-    text = (
-        f"UserPromptSubmit operation blocked by hook:\n[{EXP}]: STDERR-UPS\n{FROM}\n\n"
-        "Original prompt: WRITEFILE please"
-    )
-    assert result.result_text == text
-    info = result.transcript_records[-1]
-    assert info["subtype"] == "informational" and info["level"] == "warning"
-    assert info["content"] == text
-    assert info["promptSubmitEnding"] == {
-        "ending": {"kind": "blocked_by_hook", "reason": "STDERR-UPS"},
-        "promptKept": False,
-    }
-
-
-@pytest.mark.parametrize("event", ["Stop", "SubagentStop"])
-def test_stop_exit_2_continues_the_turn(event):
-    result = routed(event, hr("dropped", "STDERR-Stop", 2))
-    feedback = f"Stop hook feedback:\n[{EXP}]: STDERR-Stop\n{FROM}"
-    assert result.continues_turn and not result.blocked
-    assert result.feedback == [feedback]
-    assert result.model_texts == [feedback]
-    summary, meta = result.transcript_records[-2:]
-    assert summary["hookErrors"] == [f"[{EXP}]: STDERR-Stop\n{FROM}"]
-    assert summary["failedHookErrorIndexes"] == []
-    assert summary["hookInfos"] == [{"command": CMD}]
-    assert meta == {
-        "type": "user",
-        "isMeta": True,
-        "message": {"role": "user", "content": feedback},
-    }
-    assert result.human_texts == [f"{event} hook reported a problem\n[{EXP}]: STDERR-Stop"]
-
-
-def test_manual_precompact_exit_2_blocks_compaction():
-    result = routed("PreCompact", hr("OUT", "STDERR-PreCompact", 2))
-    assert result.block_kind == COMPACTION_BLOCKED
-    message = f"Compaction blocked by PreCompact hook: [{CMD}]: STDERR-PreCompact"
-    assert result.result_text == message
-    assert result.human_texts == [message]
-    assert result.compact_instructions is None
-
-
-def test_auto_precompact_exit_2_skips_silently():
-    result = routed("PreCompact", hr("OUT", "ERR", 2), trigger="auto")
-    assert result.blocked and result.block_kind == COMPACTION_SKIPPED
-    assert result.human_texts == [] and result.result_text is None
-
-
-# ---------------------------------------------------------------- missing scripts
-
-MISSING = "python3: can't open file '/w/missing.py': [Errno 2] No such file or directory\n"
-
-
-@pytest.mark.parametrize("event", ["UserPromptSubmit", "Stop"])
-def test_missing_script_is_downgraded_for_prompt_and_stop(event):
-    result = routed(event, hr("", MISSING, 2, command="python3 missing.py"))
-    assert not result.blocked and not result.continues_turn
-    record = attachment(result, "hook_non_blocking_error")
-    assert record["stderr"].startswith(
-        'Hook script appears to be missing — "python3 missing.py" exited 2 with: python3: '
-        "can't open file"
-    )
-    assert "Treating as non-blocking. Run `/plugin` to reinstall 'probe@inline'" in record["stderr"]
-
-
-def test_missing_script_at_session_start_is_an_ordinary_exit_2():
-    result = routed("SessionStart", hr("", MISSING, 2, command="python3 missing.py"))
-    assert attachment(result, "hook_non_blocking_error")["stderr"].startswith(
-        "[python3 missing.py]:"
-    )
+    assert attachment(result, "hook_non_blocking_error")["exitCode"] == 2
+    assert result.human_texts == ["SessionStart:startup hook failed\nERR"]
+    assert not routed("PostCompact", hr("OUT", "ERR", 2)).blocked
 
 
 # ---------------------------------------------------------------- JSON output
@@ -353,16 +267,6 @@ def test_additional_context_reaches_the_model_without_source(event):
         assert "hook_success" not in kinds(result)
 
 
-def test_stop_additional_context_continues_the_turn():
-    result = routed("Stop", hr(ctx_json("Stop", "CTX-Stop")))
-    assert result.continues_turn
-    assert result.model_texts == ["Stop hook additional context: CTX-Stop"]
-    assert result.feedback == [
-        "<system-reminder>\nStop hook additional context: CTX-Stop\n</system-reminder>"
-    ]
-    assert result.transcript_records[-1]["hookAdditionalContext"] == ["CTX-Stop"]
-
-
 @pytest.mark.parametrize(
     ("event", "label"),
     [
@@ -374,7 +278,7 @@ def test_stop_additional_context_continues_the_turn():
 def test_system_message_is_for_the_human_only(event, label):
     result = routed(event, hr(js({"systemMessage": "M"})))
     assert result.human_texts == [f"⎿  {label} says: M"]
-    assert result.model_texts == [] and not result.continues_turn
+    assert result.model_texts == [] and not result.blocked
     assert attachment(result, "hook_system_message")["content"] == "M"
 
 
@@ -395,56 +299,16 @@ def test_continue_false_is_ignored_at_session_start():
     )
 
 
-def test_continue_false_stops_the_prompt_but_keeps_it():
-    result = routed("UserPromptSubmit", hr(js({"continue": False, "stopReason": "R"})))
-    assert result.block_kind == PROMPT_STOPPED
-    assert result.result_text == "Operation stopped by hook: R"
-    meta, info = result.transcript_records[-2:]
-    assert meta["isMeta"] and meta["message"]["content"] == "Operation stopped by hook: R"
-    assert info["promptSubmitEnding"]["promptKept"] is True
-    assert info["promptSubmitEnding"]["ending"]["kind"] == "stopped_by_hook"
-
-
-def test_continue_false_on_stop_prevents_continuation_even_with_a_block():
-    result = routed(
-        "Stop",
-        hr(js({"continue": False, "stopReason": "R"})),
-        hr("", "more", 2),
-    )
-    assert result.prevented_continuation and not result.continues_turn
-    summary = next(r for r in result.transcript_records if r.get("subtype") == "stop_hook_summary")
-    assert summary["preventedContinuation"] is True and summary["stopReason"] == "R"
-
-
-def test_stop_decision_block_feeds_back_twice():
-    result = routed("Stop", hr(js({"decision": "block", "reason": "R"})))
-    assert result.continues_turn
-    assert result.feedback == ["Stop hook feedback:\nR"]
-    assert f'Stop hook blocking error from command: "{CMD}": R' in result.model_texts
-    assert attachment(result, "hook_blocking_error")["blockingError"] == {
-        "blockingError": "R",
-        "command": CMD,
-    }
-
-
 def test_json_is_honoured_with_exit_1():
-    result = routed("Stop", hr(js({"decision": "block", "reason": "R-exit1"}), "", 1))
-    assert result.continues_turn
-    assert result.feedback == ["Stop hook feedback:\nR-exit1"]
+    result = routed("SessionStart", hr(ctx_json("SessionStart"), "", 1))
+    assert result.model_texts == ["SessionStart hook additional context: CTX"]
+    assert "hook_non_blocking_error" not in kinds(result)
 
 
 @pytest.mark.parametrize("text", ["{not json at all", '{"a": 1} trailing', "[1, 2]"])
 def test_malformed_json_is_plain_text(text):
     result = routed("UserPromptSubmit", hr(text))
     assert result.model_texts == [f"UserPromptSubmit hook success: {text}"]
-
-
-def test_user_prompt_submit_decision_block_erases_the_prompt():
-    result = routed("UserPromptSubmit", hr(js({"decision": "block", "reason": "R"})))
-    assert result.block_kind == PROMPT_ERASED
-    assert result.result_text == (
-        "UserPromptSubmit operation blocked by hook:\nR\n\nOriginal prompt: WRITEFILE please"
-    )
 
 
 @pytest.mark.parametrize("output", [{"continue": False, "stopReason": "R"}, {"systemMessage": "M"}])
@@ -456,18 +320,7 @@ def test_precompact_json_is_raw_instructions(output):
     assert result.human_texts == [f"PreCompact [{CMD}] completed successfully: {text}"]
 
 
-def test_precompact_decision_block_blocks():
-    result = routed("PreCompact", hr(js({"decision": "block", "reason": "R"})))
-    assert result.block_kind == COMPACTION_BLOCKED
-    assert result.result_text == f"Compaction blocked by PreCompact hook: [{CMD}]: R"
-
-
 def test_rejected_hook_event_names_fail_the_hook():
-    end = routed("SessionEnd", hr(ctx_json("SessionEnd")))
-    assert end.cli_stderr[0].startswith(
-        f"SessionEnd hook [{CMD}] failed: Hook JSON output validation failed — "
-        'hookSpecificOutput.hookEventName: expected one of "PreToolUse" | "UserPromptSubmit"'
-    )
     pre = routed("PreCompact", hr(ctx_json("PreCompact")))
     assert pre.local_command_lines[0].startswith(
         f"PreCompact [{CMD}] failed: Hook JSON output validation failed"
@@ -475,7 +328,7 @@ def test_rejected_hook_event_names_fail_the_hook():
     assert pre.compact_instructions is None
     start = routed("SessionStart", hr(ctx_json("PreCompact")))
     assert start.model_texts == []
-    assert "validation failed" in attachment(start, "hook_non_blocking_error")["stderr"]
+    assert "incorrect event name" in attachment(start, "hook_non_blocking_error")["stderr"]
 
 
 # ---------------------------------------------------------------- limits and timeouts
@@ -518,21 +371,21 @@ def test_timeout_is_recorded_as_cancelled():
     record = attachment(result, "hook_cancelled")
     assert record["timedOut"] is True and record["timeoutMs"] == 5000
     assert record["durationMs"] == 1020
-    assert result.model_texts == [] and not result.continues_turn
+    assert result.model_texts == [] and not result.blocked
 
 
-def test_session_end_timeout_prints_hook_cancelled():
-    result = routed("SessionEnd", hr(timed_out=True, code=-15))
-    assert result.cli_stderr == [f"SessionEnd hook [{CMD}] failed: Hook cancelled"]
+def test_compaction_timeout_is_reported_as_cancelled():
+    (line,) = routed("PreCompact", hr(timed_out=True, code=-15)).local_command_lines
+    assert line == f"PreCompact [{CMD}] failed: Hook cancelled"
 
 
 def test_where_labels_each_hook():
     _routed, outcomes = route(
         "UserPromptSubmit",
-        [hr("ctx"), hr(js({"systemMessage": "M"})), hr("", "", 0), hr("", "E", 2)],
+        [hr("ctx"), hr(js({"systemMessage": "M"})), hr("", "", 0), hr("", "E", 1)],
         payload("UserPromptSubmit"),
     )
     assert outcomes[0].where == ["model", "transcript"]
     assert outcomes[1].where == ["human", "transcript"]
     assert outcomes[2].where == ["nowhere"]
-    assert outcomes[3].where == ["blocks (prompt_erased)"]
+    assert outcomes[3].where == ["human", "transcript"]

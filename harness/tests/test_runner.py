@@ -125,10 +125,6 @@ def test_environment_cwd_and_stdin(sim):
         # A session and process group of its own.
         assert entry["sid"] == entry["pgid"] != os.getpgid(0)
     assert start["stdin"]["hook_event_name"] == "SessionStart"
-    assert start["env"]["CLAUDE_ENV_FILE"] == str(
-        sim.env.claude_dir / "session-env" / "sess-1" / "sessionstart-hook-0.sh"
-    )
-    assert "CLAUDE_ENV_FILE" not in stop["env"]
     assert stop["stdin"]["stop_hook_active"] is False
 
 
@@ -214,31 +210,6 @@ def test_term_ignoring_grandchild_is_killed_after_the_grace(sim):
     assert poll_until(lambda: not _alive(pid), timeout=3)
 
 
-@pytest.mark.slow
-def test_session_end_is_capped_at_1_5_s(sim):
-    root = sim.plugin(
-        {"SessionEnd": [{"name": "E2", "timeout": 2}, {"name": "EU"}]},
-        {"E2": {"sleep": 5}, "EU": {"sleep": 5}},
-    )
-    runs = _run(sim, root, "SessionEnd", reason="other")
-    assert [r.timed_out for r in runs] == [True, True]
-    assert all(r.timeout == 1.5 for r in runs)
-    assert all(1.3 < r.duration < 2.5 for r in runs)
-
-
-def test_session_end_cap_follows_claude_codes_variable(sim):
-    root = sim.plugin({"SessionEnd": [{"name": "Q", "timeout": 2}, {"name": "U"}]})
-    env = dict(sim.env.env, CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS="4000")
-    runs = run_event(
-        load_plugin(root),
-        "SessionEnd",
-        _payload(sim, "SessionEnd", reason="other"),
-        project_dir=sim.project,
-        env=env,
-    )
-    assert sorted(r.timeout for r in runs) == [2.0, 4.0]
-
-
 def test_default_timeouts(sim):
     root = sim.plugin(
         {"UserPromptSubmit": ["U"], "Stop": ["S"], "PreCompact": [{"name": "P", "timeout": 7}]}
@@ -256,7 +227,6 @@ def test_commands_run_under_sh_with_plugin_root_expanded(sim):
     )
     (run,) = _run(sim, root, "Stop")
     assert run.stdout.split() == [str(root.resolve()), "/bin/sh"]
-    assert run.expanded_command == f'echo "{root.resolve()}" $0'
 
 
 def test_stdin_is_json_then_eof(sim):

@@ -12,15 +12,7 @@ from missioncache_harness.session import Session
 from missioncache_harness.tools import Edit, Text, Write
 from missioncache_harness.transcript import SAMPLE_TRANSCRIPT
 
-ALL = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-]
+ALL = ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd"]
 
 
 @pytest.fixture
@@ -44,55 +36,30 @@ def _events(root) -> list[str]:
     return [entry["event"] for entry in read_log(root)]
 
 
-def test_transcript_records_have_the_sample_shape(sim, sample):
-    behaviours = {
-        "A:SessionStart": {"stdout": "session context from hook"},
-        "A:UserPromptSubmit": {"stdout": "prompt context from hook"},
-    }
-    _root, session = _session(sim, behaviours)
-    session.start()
+def test_records_the_product_reads_have_the_sample_shape(sim, sample):
+    """The prompt (its ``promptId``), the assistant records and their tool_use blocks are what
+    the product reads; they carry the real CLI's keys. Other keys are real-CLI only."""
+    _root, session = _session(sim)
     session.prompt(
         "WRITEEDIT please create hello.txt then change hi to hello",
         reply=[Write("hello.txt", "hi\n"), Edit("hello.txt", "hi", "hello"), Text("Done editing.")],
     )
     ours = session.records()
 
-    def pick(records, kind, nth=0, where=lambda r: True):
-        return [r for r in records if _kind(r) == kind and where(r)][nth]
+    def first(records, kind, test):
+        return next(r for r in records if r["type"] == kind and test(r["message"]["content"]))
 
-    is_prompt = lambda r: isinstance(r["message"]["content"], str)  # noqa: E731
-    is_result = lambda r: not is_prompt(r)  # noqa: E731
-    is_tool = lambda r: r["message"]["content"][0]["type"] == "tool_use"  # noqa: E731
-    is_text = lambda r: not is_tool(r)  # noqa: E731
-    pairs = [
-        ("attachment:hook_success", 0, lambda r: True),
-        ("attachment:hook_success", 1, lambda r: True),
-        ("user", 0, is_prompt),
-        ("user", 0, is_result),
-        ("user", 1, is_result),
-        ("assistant", 0, is_tool),
-        ("assistant", 1, is_tool),
-        ("assistant", 0, is_text),
-        ("system:stop_hook_summary", 0, lambda r: True),
-        ("queue-operation", 0, lambda r: True),
-        ("last-prompt", 0, lambda r: True),
-    ]
-    for kind, nth, where in pairs:
-        mine, theirs = pick(ours, kind, nth, where), pick(sample, kind, nth, where)
-        assert set(mine) == set(theirs), kind
-        for key in ("attachment", "message", "toolUseResult"):
-            if isinstance(theirs.get(key), dict):
-                assert set(mine[key]) == set(theirs[key]), f"{kind}.{key}"
-        if kind == "assistant":
-            assert set(mine["message"]["usage"]) == set(theirs["message"]["usage"])
-            block, their_block = mine["message"]["content"][0], theirs["message"]["content"][0]
-            assert set(block) == set(their_block)
-            assert set(block.get("input", {})) == set(their_block.get("input", {}))
-    edit_result = pick(ours, "user", 1, is_result)["toolUseResult"]
-    assert (
-        edit_result["structuredPatch"]
-        == pick(sample, "user", 1, is_result)["toolUseResult"]["structuredPatch"]
-    )
+    def tool(content):
+        return isinstance(content, list) and content[0]["type"] == "tool_use"
+
+    prompt = first(ours, "user", lambda c: isinstance(c, str))
+    assert {"promptId", "message", "uuid", "parentUuid", "sessionId", "cwd"} <= set(prompt)
+    for test in (tool, lambda c: not tool(c)):
+        mine, theirs = first(ours, "assistant", test), first(sample, "assistant", test)
+        assert set(mine["message"]) == set(theirs["message"])
+        block, their_block = mine["message"]["content"][0], theirs["message"]["content"][0]
+        assert set(block) == set(their_block)
+        assert set(block.get("input", {})) == set(their_block.get("input", {}))
     assert (sim.project / "hello.txt").read_text() == "hello\n"
 
 
@@ -156,42 +123,22 @@ def test_prompt_turn_reports_what_the_model_and_human_saw(sim):
 
 
 def test_blocked_prompt_leaves_no_user_record_and_no_stop(sim):
+    """Flagged where Claude Code would act on it; its messages are real-CLI only (golden file)."""
     root, session = _session(sim, {"A:UserPromptSubmit": {"stderr": "nope", "exit": 2}})
     session.start()
     turn = session.prompt("WRITEFILE please", reply=[Write("f.txt", "x")])
-    assert turn.blocked and turn.result.startswith("UserPromptSubmit operation blocked by hook:")
-    assert turn.result.endswith("Original prompt: WRITEFILE please")
+    assert turn.blocked and turn.block_kind == "exit 2" and turn.result == ""
     assert not (sim.project / "f.txt").exists()
     assert "Stop" not in _events(root)
-    records = session.records()
-    assert not [r for r in records if r["type"] == "user"]
-    assert [_kind(r) for r in records if r["type"] == "system"] == ["system:informational"]
+    assert not [r for r in session.records() if r["type"] == "user"]
 
 
-def test_stop_blocks_loop_until_the_cap(sim):
+def test_a_stop_hook_asking_to_continue_is_flagged_and_not_looped(sim):
     root, session = _session(sim, {"A:Stop": {"stderr": "keep going", "exit": 2}})
-    turn = session.prompt("go", stop_replies=[[Text("round 2")]])
-    assert turn.stop_rounds == 9 and turn.stop_cap_reached
-    actives = [e["stdin"]["stop_hook_active"] for e in read_log(root) if e["event"] == "Stop"]
-    assert actives == [False] + [True] * 8
-    records = session.records()
-    assert records[-2]["content"].startswith(
-        "A hook blocked the turn from ending 9 consecutive times—overriding and ending turn."
-    )
-    feedback = [r for r in records if r.get("isMeta")]
-    assert len(feedback) == 9 and feedback[0]["message"]["content"].startswith(
-        "Stop hook feedback:\n["
-    )
-    texts = [r["message"]["content"][0]["text"] for r in records if r["type"] == "assistant"]
-    assert texts[:2] == ["Done.", "round 2"]
-
-
-def test_stop_hook_that_respects_stop_hook_active_runs_twice(sim):
-    behaviour = {"A:Stop": {"stderr": "save first", "exit": 2, "if_not_active": True}}
-    _root, session = _session(sim, behaviour)
-    turn = session.prompt("go")
-    assert turn.stop_rounds == 2 and not turn.stop_cap_reached
-    assert turn.model_texts[-1].startswith("Stop hook feedback:\n")
+    turn = session.prompt("go", reply=[Text("first")])
+    assert turn.blocked and turn.block_kind == "exit 2"
+    assert _events(root) == ["UserPromptSubmit", "Stop"]  # once: no continuation loop
+    assert turn.result == "first"
 
 
 def test_compaction_fires_in_claude_codes_order(sim):
@@ -206,15 +153,9 @@ def test_compaction_fires_in_claude_codes_order(sim):
     before = len(read_log(root))
     comp = session.compact(custom_instructions="focus on tests")
     log = read_log(root)[before:]
-    assert [e["event"] for e in log] == [
-        "PreCompact",
-        "SubagentStop",
-        "SessionStart",
-        "PostCompact",
-    ]
-    pre, sub, start, post = (e["stdin"] for e in log)
+    assert [e["event"] for e in log] == ["PreCompact", "SessionStart", "PostCompact"]
+    pre, start, post = (e["stdin"] for e in log)
     assert pre["trigger"] == "manual" and pre["custom_instructions"] == "focus on tests"
-    assert sub["agent_type"] == "" and sub["agent_transcript_path"].endswith(".jsonl")
     assert start["source"] == "compact" and start["prompt_id"] == pre["prompt_id"]
     assert start["model"] == "claude-opus-5-5"
     assert post["compact_summary"] == comp.summary and post["trigger"] == "manual"
@@ -234,43 +175,15 @@ def test_compaction_fires_in_claude_codes_order(sim):
     assert "PostCompact [" in turn.model_texts[1]
 
 
-def test_blocked_manual_compaction(sim):
+@pytest.mark.parametrize("trigger", ["manual", "auto"])
+def test_blocked_compaction_does_not_run(sim, trigger):
     root, session = _session(sim, {"A:PreCompact": {"stderr": "not now", "exit": 2}})
     session.prompt("work")
-    before = len(read_log(root))
-    comp = session.compact()
-    assert comp.blocked
-    assert comp.result.startswith("Compaction blocked by PreCompact hook: [python3 ")
-    assert comp.result.endswith("]: not now")
-    assert _events(root)[before:] == ["PreCompact"]
-    kinds = [_kind(r) for r in session.records()]
-    assert "system:compact_boundary" not in kinds
-    assert kinds[-1] == "system:local_command"
-
-
-def test_auto_compaction_skipped_silently(sim):
-    _root, session = _session(sim, {"A:PreCompact": {"stderr": "not now", "exit": 2}})
-    session.prompt("work")
-    records_before = len(session.records())
-    comp = session.compact("auto")
-    assert comp.blocked and comp.result is None and comp.human_texts == []
-    assert len(session.records()) == records_before
-
-
-def test_clear_ends_the_session_and_starts_a_new_one(sim):
-    root, session = _session(sim)
-    session.start()
-    session.prompt("work")
-    old_id, old_path = session.session_id, session.transcript_path
-    before = len(read_log(root))
-    session.clear()
-    end, start = read_log(root)[before:]
-    assert end["event"] == "SessionEnd" and end["stdin"]["reason"] == "clear"
-    assert end["stdin"]["session_id"] == old_id
-    assert start["event"] == "SessionStart" and start["stdin"]["source"] == "clear"
-    assert start["stdin"]["session_id"] == session.session_id != old_id
-    assert session.transcript_path != old_path
-    assert session.previous_session_ids == [old_id]
+    before = (len(read_log(root)), len(session.records()))
+    comp = session.compact(trigger)
+    assert comp.blocked and comp.block_kind == "exit 2" and comp.instructions is None
+    assert _events(root)[before[0] :] == ["PreCompact"]
+    assert len(session.records()) == before[1]
 
 
 def test_end_carries_the_prompt_id_and_is_not_recorded(sim):
@@ -282,9 +195,6 @@ def test_end_carries_the_prompt_id_and_is_not_recorded(sim):
     end = read_log(root)[-1]["stdin"]
     assert end["reason"] == "other" and end["prompt_id"] == turn.prompt_id
     assert len(session.records()) == records
-    assert session.cli_stderr == [
-        'SessionEnd hook [python3 "${CLAUDE_PLUGIN_ROOT}/hooks/probe.py" A] failed: bye failed'
-    ]
 
 
 def test_session_end_without_a_prompt_has_no_prompt_id(sim):

@@ -1,7 +1,7 @@
 """``missioncache-harness``: fire one hook event at a plugin, see where Claude Code routes it.
 
     missioncache-harness fire UserPromptSubmit --prompt "fix the tests"
-    missioncache-harness fire PreCompact --trigger manual --json
+    missioncache-harness fire PreCompact --trigger manual --payload @stdin.json
     missioncache-harness check plugin/        (strict hooks.json / plugin.json check, for CI)
     missioncache-harness demo                 (a short session against the built plugin)
 
@@ -13,7 +13,6 @@ them, against your real HOME unless ``--home`` points elsewhere.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -50,13 +49,10 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--plugin", type=Path, help="plugin dir (default: the repo's built plugin/)")
     cmd.add_argument("--payload", help="stdin JSON, or @FILE; missing common fields are filled")
     cmd.add_argument("--cwd", type=Path, default=Path.cwd(), help="project dir (default: .)")
-    cmd.add_argument("--session-id", default=None, help="session id (default: a new uuid)")
     cmd.add_argument("--prompt", default="", help="UserPromptSubmit prompt")
     cmd.add_argument("--source", default="startup", help="SessionStart source")
     cmd.add_argument("--trigger", default="manual", help="PreCompact/PostCompact trigger")
-    cmd.add_argument("--reason", default="other", help="SessionEnd reason")
     cmd.add_argument("--home", type=Path, help="run with this HOME (and its .claude/.missioncache)")
-    cmd.add_argument("--json", action="store_true", help="print the full result as JSON")
     cmd.set_defaults(func=cmd_fire)
     check = sub.add_parser("check", help="strict plugin check: warnings count as failures")
     check.add_argument("plugin", type=Path, nargs="?")
@@ -78,11 +74,7 @@ def cmd_fire(args: argparse.Namespace) -> int:
         print(f"plugin {problem}", file=sys.stderr)
     cwd = Path(os.path.realpath(args.cwd))
     payload = _payload(args, env, cwd)
-    result = fire(plugin, args.event, payload, project_dir=cwd, env=env)
-    if args.json:
-        print(json.dumps(dataclasses.asdict(result), indent=2, ensure_ascii=False, default=str))
-    else:
-        print(render(result))
+    print(render(fire(plugin, args.event, payload, project_dir=cwd, env=env)))
     return 0
 
 
@@ -118,7 +110,7 @@ def _environment(home: Path | None) -> dict[str, str]:
 
 
 def _payload(args: argparse.Namespace, env: dict[str, str], cwd: Path) -> dict:
-    session_id = args.session_id or payloads.new_id()
+    session_id = payloads.new_id()
     transcript = payloads.transcript_path(claude_dir_for(env), cwd, session_id)
     base = payloads.common(args.event, session_id=session_id, transcript_path=transcript, cwd=cwd)
     if args.payload:
@@ -128,12 +120,7 @@ def _payload(args: argparse.Namespace, env: dict[str, str], cwd: Path) -> dict:
         given = json.loads(text)
         return {**base, **given}
     return payloads.for_event(
-        args.event,
-        base,
-        prompt=args.prompt,
-        source=args.source,
-        trigger=args.trigger,
-        reason=args.reason,
+        args.event, base, prompt=args.prompt, source=args.source, trigger=args.trigger
     )
 
 
@@ -154,14 +141,8 @@ def render(result: EventResult) -> str:
         lines.append(f"  model sees: {_clip(text)}")
     for text in routed.human_texts:
         lines.append(f"  human sees: {_clip(text)}")
-    for text in routed.cli_stderr:
-        lines.append(f"  claude stderr: {_clip(text)}")
     if routed.blocked:
-        lines.append(f"  BLOCKED: {routed.block_kind}")
-    if routed.continues_turn:
-        lines.append("  the turn continues (Stop blocked)")
-    if routed.result_text:
-        lines.append(f"  -p result: {_clip(routed.result_text)}")
+        lines.append(f"  a hook asks to block ({routed.block_kind}): real CLI only, not simulated")
     kinds = [_record_kind(r) for r in routed.transcript_records]
     lines.append(f"  transcript: {', '.join(kinds) if kinds else 'nothing'}")
     return "\n".join(lines)

@@ -23,7 +23,7 @@ from missioncache_harness.workspace import McEnv, build_plugin, create_task, mak
 TASK = "demo-task"
 
 
-def main(argv: list[str] | None = None, plugin: Path | None = None) -> int:
+def main(plugin: Path | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="missioncache-demo-") as tmp:
         try:
             return play(Path(tmp), plugin)
@@ -39,10 +39,10 @@ def play(tmp: Path, plugin: Path | None = None) -> int:
     project = tmp / "work" / "greeter"
     project.mkdir(parents=True)
     project = project.resolve()
-    _say(f"MissionCache demo — throwaway HOME {env.home}")
-    _say(f"plugin:  {plugin}")
+    print(f"MissionCache demo — throwaway HOME {env.home}")
+    print(f"plugin:  {plugin}")
     task = create_task(plugin, env, TASK, project)
-    _say(f"task:    {task.output.strip()}")
+    print(f"task:    {task.output.strip()}")
     session = Session(plugin, project, env=env.env)
 
     _step("Claude Code starts in the project (SessionStart)")
@@ -110,11 +110,9 @@ def _show_event(result: EventResult, quiet: bool = True) -> None:
         _line("Claude sees", text)
     for text in routed.human_texts:
         _line("you see", text)
-    for text in routed.cli_stderr:
-        _line("terminal (stderr)", text)
     if routed.blocked:
         _line("blocked", routed.block_kind or "")
-    if not (routed.model_texts or routed.human_texts or routed.cli_stderr):
+    if not (routed.model_texts or routed.human_texts):
         _line("output", "nothing for Claude or you")
 
 
@@ -123,7 +121,7 @@ def _time(env: McEnv, plugin: Path, project: Path) -> None:
     done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ, cwd=project)
     _line("missioncache-db time", (done.stdout or done.stderr).strip())
     _line("heartbeats recorded", _heartbeats(env.data_root / "tasks.db"))
-    _say(
+    print(
         "    (each turn counts from your prompt to Claude's Stop, a few seconds here; the gap\n"
         "     before your next prompt is yours when it is within the idle timeout: docs/time.md)"
     )
@@ -154,10 +152,6 @@ def _script(command: str) -> str:
         if word.endswith(".py"):
             return word.rsplit("/", 1)[-1]
     return command
-
-
-def _say(text: str) -> None:
-    print(text)
 
 
 def _step(title: str) -> None:

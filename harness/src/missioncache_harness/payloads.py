@@ -143,43 +143,6 @@ def stop_failure(
     }
 
 
-def new_agent_id() -> str:
-    """Agent ids look like ``a5637faacebf144b0``: ``a`` and 16 hex digits."""
-    return "a" + uuid.uuid4().hex[:16]
-
-
-def agent_transcript_path(transcript: str, agent_id: str) -> str:
-    """``…/<session_id>/subagents/agent-<agent_id>.jsonl`` beside the main transcript."""
-    path = Path(transcript)
-    return str(path.parent / path.stem / "subagents" / f"agent-{agent_id}.jsonl")
-
-
-def subagent_stop(
-    base: dict[str, Any],
-    *,
-    prompt_id: str,
-    agent_id: str,
-    agent_type: str,
-    last_assistant_message: str,
-    stop_hook_active: bool = False,
-    permission_mode: str = "acceptEdits",
-) -> dict[str, Any]:
-    """SubagentStop; compaction fires it with ``agent_type: ""`` (the forked summariser)."""
-    return {
-        **base,
-        "prompt_id": prompt_id,
-        "permission_mode": permission_mode,
-        "agent_id": agent_id,
-        "agent_type": agent_type,
-        "effort": dict(EFFORT),
-        "stop_hook_active": stop_hook_active,
-        "agent_transcript_path": agent_transcript_path(base["transcript_path"], agent_id),
-        "last_assistant_message": last_assistant_message,
-        "background_tasks": [],
-        "session_crons": [],
-    }
-
-
 def pre_compact(
     base: dict[str, Any],
     *,
@@ -214,38 +177,23 @@ def session_end(
 
 
 def for_event(event: str, base: dict[str, Any], **options: Any) -> dict[str, Any]:
-    """A plausible payload for a simulated event (others get the common fields and a prompt id)."""
-    prompt_id = options.get("prompt_id") or new_id()
+    """A plausible payload for one event from the CLI's options (``prompt``, ``source``,
+    ``trigger``, ``reason``); events the simulator does not fire get the common fields and a
+    prompt id."""
+    prompt_id = new_id()
+    trigger = options.get("trigger") or "manual"
     if event == "SessionStart":
         return session_start(base, options.get("source") or "startup", prompt_id=prompt_id)
     if event == "UserPromptSubmit":
         return user_prompt_submit(base, options.get("prompt") or "", prompt_id=prompt_id)
     if event == "Stop":
-        return stop(base, prompt_id=prompt_id, last_assistant_message=options.get("reply", ""))
+        return stop(base, prompt_id=prompt_id, last_assistant_message="")
     if event == "StopFailure":
-        return stop_failure(base, prompt_id=prompt_id, error=options.get("error") or "server_error")
-    if event == "SubagentStop":
-        return subagent_stop(
-            base,
-            prompt_id=prompt_id,
-            agent_id=new_agent_id(),
-            agent_type=options.get("agent_type", ""),
-            last_assistant_message=options.get("reply", ""),
-        )
+        return stop_failure(base, prompt_id=prompt_id)
     if event == "PreCompact":
-        return pre_compact(
-            base,
-            prompt_id=prompt_id,
-            trigger=options.get("trigger") or "manual",
-            custom_instructions=options.get("custom_instructions"),
-        )
+        return pre_compact(base, prompt_id=prompt_id, trigger=trigger)
     if event == "PostCompact":
-        return post_compact(
-            base,
-            prompt_id=prompt_id,
-            trigger=options.get("trigger") or "manual",
-            compact_summary=options.get("summary", ""),
-        )
+        return post_compact(base, prompt_id=prompt_id, trigger=trigger, compact_summary="")
     if event == "SessionEnd":
         return session_end(base, reason=options.get("reason") or "other", prompt_id=prompt_id)
     return {**base, "prompt_id": prompt_id}

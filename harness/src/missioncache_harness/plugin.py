@@ -123,13 +123,12 @@ def _load_hooks_file(path: Path, plugin: Plugin) -> None:
     if data is None:
         plugin.load_failed = True
         return
-    if not isinstance(data, dict) or "hooks" not in data:
-        plugin.problems.append(Problem(ERROR, "root", "hooks.json must have `hooks`"))
-        plugin.load_failed = True
-        return
-    events = data.get("hooks", {})
+    events = data.get("hooks") if isinstance(data, dict) else None
     if not isinstance(events, dict):
-        plugin.problems.append(Problem(ERROR, "hooks", "`hooks` must be an object of events"))
+        where, message = ("hooks", "`hooks` must be an object of events")
+        if not isinstance(data, dict) or "hooks" not in data:
+            where, message = ("root", "hooks.json must have `hooks`")
+        plugin.problems.append(Problem(ERROR, where, message))
         plugin.load_failed = True
         return
     for event, groups in events.items():
@@ -139,15 +138,9 @@ def _load_hooks_file(path: Path, plugin: Plugin) -> None:
 def _load_event(event: str, groups: object, plugin: Plugin) -> None:
     where = f"hooks.{event}"
     if event not in KNOWN_EVENTS:
-        plugin.problems.append(
-            Problem(WARNING, where, "unknown hook event; entry ignored at runtime")
-        )
-        return
+        return _warn(plugin, where, "unknown hook event; entry ignored at runtime")
     if not isinstance(groups, list):
-        plugin.problems.append(
-            Problem(WARNING, where, "must be an array of matchers; entry ignored at runtime")
-        )
-        return
+        return _warn(plugin, where, "must be an array of matchers; entry ignored at runtime")
     for index, group in enumerate(groups):
         _load_group(event, f"{where}[{index}]", group, plugin)
 
@@ -156,21 +149,15 @@ def _load_group(event: str, where: str, group: object, plugin: Plugin) -> None:
     entries = group.get("hooks") if isinstance(group, dict) else None
     if not isinstance(entries, list):
         received = "undefined" if entries is None else type(entries).__name__
-        plugin.problems.append(
-            Problem(
-                WARNING,
-                where,
-                f'Hook matcher "hooks" must be an array of hook entries; received {received}; '
-                "entry ignored at runtime",
-            )
+        return _warn(
+            plugin,
+            where,
+            f'Hook matcher "hooks" must be an array of hook entries; received {received}; '
+            "entry ignored at runtime",
         )
-        return
     matcher = group.get("matcher")
     if matcher is not None and not isinstance(matcher, str):
-        plugin.problems.append(
-            Problem(WARNING, where, "matcher must be a string; entry ignored at runtime")
-        )
-        return
+        return _warn(plugin, where, "matcher must be a string; entry ignored at runtime")
     for index, entry in enumerate(entries):
         spec = _load_entry(event, matcher, f"{where}.hooks[{index}]", entry, plugin)
         if spec is not None:
@@ -180,49 +167,37 @@ def _load_group(event: str, where: str, group: object, plugin: Plugin) -> None:
 def _load_entry(
     event: str, matcher: str | None, where: str, entry: object, plugin: Plugin
 ) -> HookSpec | None:
+    """A command hook Claude Code would run, or None with the warning it would print.
+
+    Only command hooks run in the simulator: the product has no other kind.
+    """
+    kind = entry.get("type") if isinstance(entry, dict) else None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    timeout = entry.get("timeout") if isinstance(entry, dict) else None
+    bad_timeout = isinstance(timeout, bool) or not isinstance(timeout, (int, float, type(None)))
     if not isinstance(entry, dict):
-        plugin.problems.append(Problem(WARNING, where, "hook entry must be an object; ignored"))
-        return None
-    kind = entry.get("type")
-    if kind not in HOOK_TYPES:
-        plugin.problems.append(
-            Problem(WARNING, where, f'Unknown hook type "{kind}"; entry ignored at runtime')
-        )
-        return None
-    if kind != "command":
-        plugin.problems.append(
-            Problem(WARNING, where, f'"{kind}" hooks are not simulated by the harness')
-        )
-        return None
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
+        problem = "hook entry must be an object; ignored"
+    elif kind not in HOOK_TYPES:
+        problem = f'Unknown hook type "{kind}"; entry ignored at runtime'
+    elif kind != "command":
+        problem = f'"{kind}" hooks are not simulated by the harness'
+    elif not isinstance(command, str) or not command.strip():
         received = "undefined" if command is None else js_type(command)
-        plugin.problems.append(
-            Problem(
-                WARNING,
-                where,
-                f"Invalid command hook (command: expected string, received {received}); "
-                "entry ignored at runtime",
-            )
-        )
-        return None
-    timeout = entry.get("timeout")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))):
-        plugin.problems.append(
-            Problem(
-                WARNING,
-                where,
-                f"Invalid command hook (timeout: expected number, received {js_type(timeout)}); "
-                "entry ignored at runtime",
-            )
-        )
-        return None
-    if timeout is not None and timeout <= 0:
-        plugin.problems.append(
-            Problem(WARNING, where, "Invalid command hook (timeout: must be positive); ignored")
-        )
-        return None
-    return HookSpec(event, command, float(timeout) if timeout is not None else None, matcher)
+        problem = f"Invalid command hook (command: expected string, received {received})"
+    elif bad_timeout:
+        problem = f"Invalid command hook (timeout: expected number, received {js_type(timeout)})"
+    elif timeout is not None and timeout <= 0:
+        problem = "Invalid command hook (timeout: must be positive)"
+    else:
+        return HookSpec(event, command, float(timeout) if timeout is not None else None, matcher)
+    if problem.startswith("Invalid command hook"):
+        problem += "; entry ignored at runtime"
+    _warn(plugin, where, problem)
+    return None
+
+
+def _warn(plugin: Plugin, where: str, message: str) -> None:
+    plugin.problems.append(Problem(WARNING, where, message))
 
 
 def _read_json(path: Path, plugin: Plugin, where: str) -> object | None:

@@ -16,11 +16,12 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from missioncache_harness.events import KILL_GRACE, TURN_EVENTS, effective_timeout
+from missioncache_harness.events import KILL_GRACE, effective_timeout
 from missioncache_harness.plugin import HookSpec, Plugin
 
 READ_CHUNK = 65536
@@ -43,12 +44,6 @@ class HookRun:
     finished: float = 0.0
 
     @property
-    def expanded_command(self) -> str:
-        """The command with ``${CLAUDE_PLUGIN_ROOT}`` filled in, as exit-2 messages print it."""
-        text = self.command.replace("${CLAUDE_PLUGIN_ROOT}", self.plugin_root)
-        return text.replace("$CLAUDE_PLUGIN_ROOT", self.plugin_root)
-
-    @property
     def duration_ms(self) -> int:
         return round(self.duration * 1000)
 
@@ -62,18 +57,15 @@ def claude_dir_for(env: Mapping[str, str]) -> Path:
 
 
 def hook_env(
-    plugin: Plugin,
-    event: str,
-    *,
-    project_dir: str,
-    session_id: str,
-    base_env: Mapping[str, str],
-    index: int = 0,
+    plugin: Plugin, *, project_dir: str, session_id: str, base_env: Mapping[str, str]
 ) -> dict[str, str]:
-    """The environment Claude Code gives a hook: the caller's env plus its own variables."""
+    """The environment Claude Code gives a hook: the caller's env plus its own variables.
+
+    Per-event extras the product does not read (SessionStart's ``CLAUDE_ENV_FILE``, Stop's
+    ``CLAUDE_EFFORT``) are left out.
+    """
     env = dict(base_env)
-    claude = claude_dir_for(env)
-    data_dir = claude / "plugins" / "data" / f"{plugin.name}-inline"
+    data_dir = claude_dir_for(env) / "plugins" / "data" / f"{plugin.name}-inline"
     data_dir.mkdir(parents=True, exist_ok=True)
     env.update(
         CLAUDE_PLUGIN_ROOT=str(plugin.root),
@@ -85,12 +77,6 @@ def hook_env(
         PWD=project_dir,
     )
     env.pop("CLAUDE_ENV_FILE", None)
-    if event == "SessionStart":
-        env_dir = claude / "session-env" / session_id
-        env_dir.mkdir(parents=True, exist_ok=True)
-        env["CLAUDE_ENV_FILE"] = str(env_dir / f"sessionstart-hook-{index}.sh")
-    if event in TURN_EVENTS:
-        env["CLAUDE_EFFORT"] = "medium"
     return env
 
 
@@ -111,55 +97,31 @@ def run_event(
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     jobs = []
     for plugin in plugin_list:
-        for index, spec in enumerate(plugin.hooks_for(event, dict(payload))):
-            hook_environ = hook_env(
-                plugin,
-                event,
-                project_dir=cwd,
-                session_id=session_id,
-                base_env=base_env,
-                index=index,
-            )
-            timeout = effective_timeout(event, spec.timeout, base_env)
-            jobs.append((plugin, spec, hook_environ, timeout))
+        environ = hook_env(plugin, project_dir=cwd, session_id=session_id, base_env=base_env)
+        for spec in plugin.hooks_for(event, dict(payload)):
+            jobs.append((plugin, spec, environ, effective_timeout(event, spec.timeout)))
     return _run_all(jobs, cwd, data, kill_grace)
 
 
-def _run_all(jobs: Iterable[tuple], cwd: str, data: bytes, kill_grace: float) -> list[HookRun]:
+def _run_all(jobs: list[tuple], cwd: str, data: bytes, kill_grace: float) -> list[HookRun]:
+    """Start every job at once, wait for all; a harness error in one is re-raised here."""
     t0 = time.monotonic()
-    results: list[HookRun] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
 
-    def work(plugin: Plugin, spec: HookSpec, environ: dict[str, str], timeout: float) -> None:
-        try:
-            run = run_command(
-                spec.command,
-                env=environ,
-                cwd=cwd,
-                stdin=data,
-                timeout=timeout,
-                kill_grace=kill_grace,
-            )
-        except Exception as error:  # re-raised in the caller's thread below
-            with lock:
-                errors.append(error)
-            return
+    def work(job: tuple[Plugin, HookSpec, dict[str, str], float]) -> HookRun:
+        plugin, spec, environ, timeout = job
+        run = run_command(
+            spec.command, env=environ, cwd=cwd, stdin=data, timeout=timeout, kill_grace=kill_grace
+        )
         run.plugin, run.plugin_root = plugin.name, str(plugin.root)
         run.started -= t0
         run.finished -= t0
-        with lock:
-            results.append(run)
+        return run
 
-    threads = [threading.Thread(target=work, args=job, daemon=True) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    results.sort(key=lambda r: r.finished)
-    return results
+    if not jobs:
+        return []
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        results = list(pool.map(work, jobs))
+    return sorted(results, key=lambda r: r.finished)
 
 
 def run_command(
@@ -237,9 +199,6 @@ class _Pump:
             self.sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
         else:
             self._close_stdin()
-        self.pidfd = _pidfd(proc.pid)
-        if self.pidfd is not None:
-            self.sel.register(self.pidfd, selectors.EVENT_READ)
 
     def wait_until(self, deadline: float | None) -> bool:
         """Pump until the process exits (False) or ``deadline`` passes (True)."""
@@ -247,9 +206,7 @@ class _Pump:
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 return True
-            slice_ = 0.02 if self.pidfd is None else 1.0
-            if deadline is not None:
-                slice_ = min(slice_, deadline - now)
+            slice_ = 0.02 if deadline is None else min(0.02, deadline - now)
             for key, _mask in self.sel.select(timeout=max(slice_, 0.0)):
                 self._handle(key.fd)
         return False
@@ -259,16 +216,12 @@ class _Pump:
         for fd in list(self.readers):
             self._read(fd, drain=True)
         self._close_stdin()
-        if self.pidfd is not None:
-            os.close(self.pidfd)
         self.sel.close()
         for stream, _buf in self.readers.values():
             threading.Thread(target=_discard, args=(stream,), daemon=True).start()
         return bytes(self.out), bytes(self.err)
 
     def _handle(self, fd: int) -> None:
-        if fd == self.pidfd:
-            return
         if fd in self.readers:
             self._read(fd, drain=False)
         else:
@@ -325,17 +278,6 @@ def _discard(stream) -> None:
     except OSError:
         pass
     stream.close()
-
-
-def _pidfd(pid: int) -> int | None:
-    """A descriptor that becomes readable when the process exits (Linux), else None (poll)."""
-    opener = getattr(os, "pidfd_open", None)
-    if opener is None:
-        return None
-    try:
-        return opener(pid)
-    except OSError:
-        return None
 
 
 def _signal_group(pgid: int, sig: int) -> None:

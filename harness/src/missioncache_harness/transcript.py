@@ -28,7 +28,6 @@ MODEL = "claude-opus-5-5"
 CWD = "/home/user/project"
 SESSION_ID = "62092ae1-ac2b-4203-bbca-0c567d602d25"
 CONVERSATION_TYPES = frozenset({"user", "assistant", "attachment", "system"})
-PERMISSION_DECISION = {"decision": "accept", "source": "config", "reasonType": "mode"}
 COMPACT_PREAMBLE = (
     "This session is being continued from a previous conversation that ran out of context. "
     "The summary below covers the earlier portion of the conversation.\n\n"
@@ -270,21 +269,13 @@ def queue_operation(operation: str, content: str | None = None, stamp: str = "")
     return body
 
 
-def last_prompt(text: str, leaf_uuid: str | None) -> dict[str, Any]:
-    return {"type": "last-prompt", "lastPrompt": text, "leafUuid": leaf_uuid}
-
-
-def user_prompt(
-    content: str | list[Any], *, prompt_id: str, permission_mode: str, prompt_index: int
-) -> dict[str, Any]:
+def user_prompt(content: str | list[Any], *, prompt_id: str, permission_mode: str) -> dict:
+    """A typed prompt's user record; the product pins an exchange by its ``promptId``."""
     return {
         "promptId": prompt_id,
         "type": "user",
         "message": {"role": "user", "content": content},
         "permissionMode": permission_mode,
-        "promptSource": "sdk",
-        "turnOrigin": "sdk",
-        "turnPosition": {"promptIndex": prompt_index, "turnIndex": 1},
     }
 
 
@@ -316,42 +307,19 @@ def assistant_message(
 
 
 def assistant(
-    block: Block,
-    *,
-    tool_use_id: str | None,
-    tool_input: dict[str, Any] | None,
-    message_id: str,
-    model: str,
-    stop_reason: str,
-    block_index: int,
-    request_ref: str,
+    block: Block, *, tool_use_id: str | None, tool_input: dict[str, Any] | None, **message: Any
 ) -> dict[str, Any]:
-    """A simulated reply's assistant record, with the keys the real CLI adds to it."""
+    """A simulated reply's assistant record (one block; ``message``: `assistant_message`'s
+    keywords). The keys the real CLI adds beside ``message`` are left out: nobody reads them."""
     if isinstance(block, Text):
         content = {"type": "text", "text": block.text}
     else:
         name = getattr(block, "name", type(block).__name__)
         content = {"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}
-    message = assistant_message(content, message_id, model=model, stop_reason=stop_reason)
-    body: dict[str, Any] = {"message": message}
-    if not isinstance(block, Text):
-        body["toolInputStreamMs"] = 1
-    body.update(
-        apiBlockIndex=block_index,
-        requestRef=request_ref,
-        requestedModel=model,
-        promptCacheRequested="5m",
-        type="assistant",
-        effort="medium",
-        perTurnEffort="medium",
-        madeBy="model",
-    )
-    return body
+    return {"type": "assistant", "message": assistant_message(content, **message)}
 
 
-def tool_result(
-    outcome: ToolOutcome, *, tool_use_id: str, prompt_id: str, source_uuid: str
-) -> dict[str, Any]:
+def tool_result(outcome: ToolOutcome, *, tool_use_id: str, prompt_id: str) -> dict[str, Any]:
     block: dict[str, Any] = {
         "tool_use_id": tool_use_id,
         "type": "tool_result",
@@ -359,14 +327,7 @@ def tool_result(
     }
     if outcome.is_error:
         block["is_error"] = True
-    return {
-        "promptId": prompt_id,
-        "type": "user",
-        "message": {"role": "user", "content": [block]},
-        "toolUseResult": outcome.result,
-        "sourceToolAssistantUUID": source_uuid,
-        "permissionDecision": dict(PERMISSION_DECISION),
-    }
+    return {"promptId": prompt_id, "type": "user", "message": {"role": "user", "content": [block]}}
 
 
 def compact_boundary(trigger: str, *, logical_parent: str | None, pre_tokens: int) -> dict:
@@ -414,17 +375,3 @@ def command_stdout(lines: list[str]) -> dict[str, Any]:
     """A local command's output; the model sees it with the next request."""
     text = "<local-command-stdout>" + "\n".join(lines) + "</local-command-stdout>"
     return {"type": "user", "message": {"role": "user", "content": text}}
-
-
-def local_command_failure(text: str) -> dict[str, Any]:
-    return {
-        "type": "system",
-        "subtype": "local_command",
-        "content": f"<local-command-stderr>{text}</local-command-stderr>",
-        "level": "info",
-        "commandOutcome": {"kind": "failed"},
-    }
-
-
-def informational(text: str, level: str = "warning") -> dict[str, Any]:
-    return {"type": "system", "subtype": "informational", "level": level, "content": text}

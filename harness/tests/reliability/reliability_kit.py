@@ -63,8 +63,8 @@ class Fired:
     routed: Routed
 
     def problems(self, *, quiet: bool = True) -> list[str]:
-        """What Claude Code would suffer from: non-zero exits, timeouts, blocks, turn
-        continuation; with ``quiet`` also any stderr (a breadcrumb means a handled crash)."""
+        """What Claude Code would suffer from: non-zero exits, timeouts, blocks (turn
+        continuation included); with ``quiet`` also any stderr (a breadcrumb means a handled crash)."""
         found = []
         for run in self.runs:
             name = run.command.rsplit("/", 1)[-1].strip('"')
@@ -76,10 +76,8 @@ class Fired:
                 found.append(f"{name}: traceback: {run.stderr.strip()[-300:]}")
             elif quiet and run.stderr.strip():
                 found.append(f"{name}: stderr: {run.stderr.strip()[-300:]}")
-        if self.routed.blocked:
+        if self.routed.blocked:  # a block or a Stop that keeps the turn going
             found.append(f"blocked: {self.routed.block_kind}")
-        if self.routed.continues_turn:
-            found.append("Stop continues the turn")
         return found
 
     def stdout(self, script: str) -> str:
@@ -103,17 +101,15 @@ def fire_raw(
     runs: list[HookRun] = []
     lock = threading.Lock()
 
-    def one(index: int, spec) -> None:
-        environ = hook_env(
-            plugin, event, project_dir=cwd, session_id=session_id, base_env=env, index=index
-        )
-        timeout = effective_timeout(event, spec.timeout, env)
+    def one(spec) -> None:
+        environ = hook_env(plugin, project_dir=cwd, session_id=session_id, base_env=env)
+        timeout = effective_timeout(event, spec.timeout)
         run = run_command(spec.command, env=environ, cwd=cwd, stdin=stdin, timeout=timeout)
         run.plugin, run.plugin_root = plugin.name, str(plugin.root)
         with lock:
             runs.append(run)
 
-    threads = [threading.Thread(target=one, args=(i, s)) for i, s in enumerate(specs)]
+    threads = [threading.Thread(target=one, args=(spec,)) for spec in specs]
     for thread in threads:
         thread.start()
     for thread in threads:
