@@ -15,8 +15,9 @@ real task: startup turn with a Write, a resumed turn, /compact, and the turn aft
 One session per layer (module-scoped fixtures) keeps the number of CLI processes small.
 
 The real side of layer (a) is recorded in golden/probe-scenario.json: the simulator is checked
-against that recording in every run, with or without the CLI; the conformance run compares the
-CLI with it too, and re-records it when MISSIONCACHE_RECORD_GOLDEN=1 (see harness/README.md).
+against that recording in every run, with or without the CLI, on the steps within its scope
+(`REAL_CLI_ONLY` lists the others and why); the conformance run compares the CLI with every step
+of it, and re-records it when MISSIONCACHE_RECORD_GOLDEN=1 (see harness/README.md).
 """
 
 from __future__ import annotations
@@ -62,7 +63,6 @@ class Step:
     prompt: str
     reply: list = field(default_factory=list)
     behaviour: dict[str, Any] = field(default_factory=dict)
-    stop_replies: int = 0  # continuations a blocking Stop gets (both sides answer "Done.")
 
     @property
     def compact(self) -> str | None:
@@ -132,7 +132,8 @@ def play(
     played = Played(sid, real, sim, session, api)
     for index, step in enumerate(steps):
         _play_real(played, step, plugins, first=index == 0)
-        _play_sim(played, step, first=index == 0)
+        if step.name not in REAL_CLI_ONLY:
+            _play_sim(played, step, first=index == 0)
     return played
 
 
@@ -183,8 +184,7 @@ def play_sim_step(
     if step.compact is not None:
         outcome = session.compact("manual", step.compact or None, summary=SUMMARY)
     else:
-        replies = [[Text("Done.")]] * step.stop_replies
-        outcome = session.prompt(step.prompt, reply=step.reply, stop_replies=replies)
+        outcome = session.prompt(step.prompt, reply=step.reply)
     session.end()
     return outcome, cf.observe_sim(
         outcome,
@@ -280,7 +280,6 @@ PROBE_STEPS = [
         "sixth prompt",
         [Text("Done.")],
         {"Stop": {"stderr": "S6-STOP-MORE", "exit": 2}},
-        stop_replies=8,
     ),
     Step(
         "compact-exit2-blocked",
@@ -315,6 +314,22 @@ PROBE_STEPS = [
 ]
 
 
+# Steps the simulator is not compared on: a hook blocks or steers (exit 2, `decision: block`),
+# which MissionCache never does, so the simulator only flags it (routing's `blocked`). What the
+# real CLI does then (erased prompts, the Stop block cap, blocked compactions, their messages)
+# is pinned by the recording, which the conformance run checks the real CLI against.
+REAL_CLI_ONLY = frozenset(
+    {
+        "resume-exit2-prompt-blocked",
+        "resume-json-prompt-blocked",
+        "resume-stop-exit2-loops-to-the-cap",
+        "compact-exit2-blocked",
+        "compact-json-blocked",
+    }
+)
+SIM_STEPS = [step for step in PROBE_STEPS if step.name not in REAL_CLI_ONLY]
+
+
 @pytest.fixture(scope="module")
 def probe_played(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> Played:
     base = tmp_path_factory.mktemp("conformance-probe")
@@ -327,6 +342,8 @@ def probe_played(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> P
 def golden_differences(observed: dict[str, cf.Observation], *, sim: bool) -> list[str]:
     """How a run's observations differ from the recording (``sim``: the run is the simulator's)."""
     golden = cf.read_golden(GOLDEN)
+    if sim:
+        golden = {name: obs for name, obs in golden.items() if name not in REAL_CLI_ONLY}
     problems = [] if list(observed) == list(golden) else [f"steps: {list(observed)}"]
     for name in set(golden) & set(observed):
         pair = (observed[name], golden[name]) if sim else (golden[name], observed[name])
@@ -341,7 +358,7 @@ def test_simulator_agrees_with_the_recorded_cli(tmp_path: Path, cli_probe: Path)
     session = Session([cli_probe], side.cwd, env=side.env, session_id=sid)
     observed = {
         step.name: play_sim_step(session, side, step, first=index == 0)[1]
-        for index, step in enumerate(PROBE_STEPS)
+        for index, step in enumerate(SIM_STEPS)
     }
     problems = golden_differences(observed, sim=True)
     assert not problems, "simulator and recorded CLI disagree:\n" + "\n".join(problems)
@@ -350,12 +367,12 @@ def test_simulator_agrees_with_the_recorded_cli(tmp_path: Path, cli_probe: Path)
 @pytest.mark.conformance
 @requires_claude
 def test_probe_plugin_simulator_agrees_with_the_real_cli(probe_played: Played) -> None:
-    """Every step agrees, the CLI still does what was recorded; then a guard that the real
-    side did see each kind of outcome.
+    """Every step in the simulator's scope agrees, the CLI still does all that was recorded;
+    then a guard that the real side did see each kind of outcome.
 
     One test (not one per step) so that, under xdist, the scenario is played once.
     """
-    assert_agree(probe_played, [s.name for s in PROBE_STEPS])
+    assert_agree(probe_played, [s.name for s in SIM_STEPS])
     obs = {name: real for name, (_sim, real) in probe_played.observed.items()}
     if os.environ.get(RECORD_ENV) == "1":
         cf.write_golden(GOLDEN, obs, claude_version())

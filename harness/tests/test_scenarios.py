@@ -183,9 +183,9 @@ def test_edit_then_stop_reminds_the_human_not_the_model(
     # The reminder's words never reach Claude (the SessionStart instructions Claude gets
     # for a session with a task do mention /missioncache:save, by design: issue 12 item 8).
     assert not any("to save context before you leave" in t for t in edit.model_texts)
-    assert edit.stop_rounds == 1 and not edit.stop_cap_reached
+    assert [e.event for e in edit.events] == ["UserPromptSubmit", "Stop"]
     stop = edit.events[-1]
-    assert stop.event == "Stop" and not stop.routed.continues_turn
+    assert not edit.blocked and not stop.routed.blocked  # the reminder does not continue
     assert stop.routed.model_texts == []  # nothing of Stop's goes to the model
 
     read = s.prompt(
@@ -196,7 +196,7 @@ def test_edit_then_stop_reminds_the_human_not_the_model(
         ],
     )
     assert read.human_texts == []
-    assert read.stop_rounds == 1
+    assert [e.event for e in read.events] == ["UserPromptSubmit", "Stop"] and not read.blocked
 
 
 # ------------------------------------------------------------------ compaction
@@ -290,7 +290,7 @@ def test_broken_hooks_never_harm_the_session(
     turn = s.prompt("add a file", reply=[Text("Adding."), Write("f.txt", "x\n"), Text("Added.")])
     assert not turn.blocked and turn.result == "Added."
     assert (mc_repo / "f.txt").exists()
-    assert turn.stop_rounds == 1 and not turn.stop_cap_reached
+    assert [e.event for e in turn.events].count("Stop") == 1  # no block, no continuation
     assert turn.model_texts == []
     for trigger in ("manual", "auto"):
         comp = s.compact(trigger)

@@ -96,6 +96,7 @@ class Session:
         self.model = model
         self.session_id = session_id or payloads.new_id()
         self.events: list[EventResult] = []
+        self.model_log: list[str] = []  # every hook text delivered to the model, in order
         self._prompt_id: str | None = None
         self._pending_context: list[str] = []
         self._conversation: list[str] = []
@@ -185,6 +186,7 @@ class Session:
         self._conversation.append(f"User: {flat}")
         self._record(ups)
         turn.model_texts += self._pending_context + ups.routed.model_texts
+        self.model_log += turn.model_texts
         self._pending_context = []
         self._play(turn, reply)
         if ending == "failure":
