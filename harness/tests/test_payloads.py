@@ -33,8 +33,6 @@ def test_cwd_key_and_transcript_path():
 
 def test_session_start_sources():
     assert keys(p.session_start(base("SessionStart"), "startup")) == {"source"}
-    named = p.session_start(base("SessionStart"), "startup", session_title="t")
-    assert named["session_title"] == "t"
     assert keys(p.session_start(base("SessionStart"), "resume")) == {
         "source",
         "seconds_since_last_response",

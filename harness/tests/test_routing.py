@@ -46,7 +46,7 @@ def payload(event, **extra):
 
 
 def routed(event, *runs, **extra):
-    return route(event, list(runs), payload(event, **extra))[0]
+    return route(event, list(runs), payload(event, **extra))
 
 
 def kinds(result):
@@ -76,7 +76,6 @@ def test_session_start_stdout_reaches_the_model_with_its_source(source):
     record = result.transcript_records[0]
     assert record["attachment"]["hookName"] == f"SessionStart:{source}"
     assert record["attachment"]["content"] == "ctx from hook"
-    assert record["attachment"]["stderr"] == "noise"
     assert record["rendered"] == [
         {
             "content": f"<system-reminder>\nSessionStart:{source} hook success: ctx from hook\n"
@@ -192,9 +191,6 @@ def test_non_zero_non_two_is_a_non_blocking_error(event, label, code):
     assert result.model_texts == [] and not result.blocked
     record = attachment(result, "hook_non_blocking_error")
     assert record["stderr"] == "Failed with non-blocking status code: ERR"
-    assert record["stdout"] == "OUT"
-    assert record["exitCode"] == code
-    assert record["command"] == CMD
     assert result.human_texts == [f"{label} hook failed\nERR"]
 
 
@@ -224,10 +220,9 @@ def test_precompact_exit_1_is_reported_and_compaction_proceeds():
 )
 def test_requests_to_block_are_flagged_not_played(event, output, code, kind):
     """The product never blocks; the real CLI's handling is pinned by the golden file."""
-    _routed, (outcome,) = route(event, [hr(output, "ERR", code)], payload(event))
-    assert _routed.blocked and _routed.block_kind == kind
-    assert _routed.model_texts == _routed.human_texts == _routed.transcript_records == []
-    assert outcome.where == [f"blocks ({kind}: not simulated, see the golden file)"]
+    result = routed(event, hr(output, "ERR", code))
+    assert result.blocked and result.block_kind == kind
+    assert result.model_texts == result.human_texts == result.transcript_records == []
 
 
 def test_stop_additional_context_is_flagged_as_continuing_the_turn():
@@ -238,7 +233,7 @@ def test_stop_additional_context_is_flagged_as_continuing_the_turn():
 def test_exit_2_where_it_cannot_block_is_a_failure():
     result = routed("SessionStart", hr("OUT", "ERR", 2))
     assert not result.blocked and result.model_texts == []
-    assert attachment(result, "hook_non_blocking_error")["exitCode"] == 2
+    assert attachment(result, "hook_non_blocking_error")["stderr"].endswith("ERR")
     assert result.human_texts == ["SessionStart:startup hook failed\nERR"]
     assert not routed("PostCompact", hr("OUT", "ERR", 2)).blocked
 
@@ -354,7 +349,7 @@ def test_stdout_over_10000_chars_is_persisted_with_a_preview():
         f"Full output saved to: {path}\n\nPreview (first 2KB):\n{'b' * 2000}\n...\n"
         "</persisted-output>"
     )
-    assert attachment(result, "hook_success")["stdout"] == text
+    assert attachment(result, "hook_success")["content"] == model.split(": ", 1)[1]
 
 
 def test_precompact_output_is_cut_at_10000_chars():
@@ -368,24 +363,10 @@ def test_precompact_output_is_cut_at_10000_chars():
 
 def test_timeout_is_recorded_as_cancelled():
     result = routed("Stop", hr("partial?", timed_out=True, code=-15, duration=1.02))
-    record = attachment(result, "hook_cancelled")
-    assert record["timedOut"] is True and record["timeoutMs"] == 5000
-    assert record["durationMs"] == 1020
+    assert kinds(result) == ["hook_cancelled"]
     assert result.model_texts == [] and not result.blocked
 
 
 def test_compaction_timeout_is_reported_as_cancelled():
     (line,) = routed("PreCompact", hr(timed_out=True, code=-15)).local_command_lines
     assert line == f"PreCompact [{CMD}] failed: Hook cancelled"
-
-
-def test_where_labels_each_hook():
-    _routed, outcomes = route(
-        "UserPromptSubmit",
-        [hr("ctx"), hr(js({"systemMessage": "M"})), hr("", "", 0), hr("", "E", 1)],
-        payload("UserPromptSubmit"),
-    )
-    assert outcomes[0].where == ["model", "transcript"]
-    assert outcomes[1].where == ["human", "transcript"]
-    assert outcomes[2].where == ["nowhere"]
-    assert outcomes[3].where == ["human", "transcript"]

@@ -230,7 +230,6 @@ def test_compaction_saves_a_snapshot_and_the_digest_comes_back(
         'MissionCache task name "demo-task" and its next steps in the summary.'
     )
     assert comp.instructions == expected
-    assert f"\n\nAdditional Instructions:\n{expected}\n\n" in comp.request_text
     command = 'python3 -S "${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py" || true'
     shown = [f"PreCompact [{command}] completed successfully: {expected}"]
     precompact = [t for t in comp.human_texts if t.startswith("PreCompact")]
@@ -358,7 +357,6 @@ def test_fire_session_start_prints_the_routed_result(
     assert lines[0] == "SessionStart: 1 hook(s)"
     assert lines[1] == '[1] python3 -S "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py" || true'
     assert lines[2].strip().startswith("exit 0 in ")
-    assert lines[2].endswith("-> model, human, transcript")
     assert "  model sees: " + BANNER in lines
     assert (
         "  human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task"

@@ -18,7 +18,6 @@ _EXPORTS = {
     "run_event": "runner",
     "EventResult": "routing",
     "Routed": "routing",
-    "HookOutcome": "routing",
     "route": "routing",
     "fire": "fire",
     "Session": "session",

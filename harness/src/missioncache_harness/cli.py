@@ -127,20 +127,16 @@ def _payload(args: argparse.Namespace, env: dict[str, str], cwd: Path) -> dict:
 def render(result: EventResult) -> str:
     """A readable report: each hook, then where Claude Code would send the output."""
     lines = [f"{result.event}: {len(result.hooks)} hook(s)"]
-    for index, outcome in enumerate(result.outcomes, 1):
-        run = outcome.run
+    for index, run in enumerate(result.hooks, 1):
         status = "timed out" if run.timed_out else f"exit {run.exit_code}"
-        lines.append(f"[{index}] {run.command}")
-        lines.append(f"    {status} in {run.duration:.3f} s -> {', '.join(outcome.where)}")
+        lines += [f"[{index}] {run.command}", f"    {status} in {run.duration:.3f} s"]
         for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
             if text:
                 lines.append(f"    {name}: {_clip(text)}")
     routed = result.routed
     lines.append("routing:")
-    for text in routed.model_texts:
-        lines.append(f"  model sees: {_clip(text)}")
-    for text in routed.human_texts:
-        lines.append(f"  human sees: {_clip(text)}")
+    lines += [f"  model sees: {_clip(text)}" for text in routed.model_texts]
+    lines += [f"  human sees: {_clip(text)}" for text in routed.human_texts]
     if routed.blocked:
         lines.append(f"  a hook asks to block ({routed.block_kind}): real CLI only, not simulated")
     kinds = [_record_kind(r) for r in routed.transcript_records]

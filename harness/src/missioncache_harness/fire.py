@@ -30,5 +30,4 @@ def fire(
 ) -> EventResult:
     """Run ``event``'s hooks with ``payload`` on stdin and say where their output goes."""
     runs = run_event(as_plugins(plugins), event, payload, project_dir=project_dir, env=env)
-    routed, outcomes = route(event, runs, payload)
-    return EventResult(event, dict(payload), runs, routed, outcomes)
+    return EventResult(event, dict(payload), runs, route(event, runs, payload))

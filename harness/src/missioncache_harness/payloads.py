@@ -46,7 +46,6 @@ def session_start(
     *,
     prompt_id: str | None = None,
     model: str = DEFAULT_MODEL,
-    session_title: str | None = None,
     seconds_since_last_response: float = 0,
     context_tokens: int = 0,
     cache_figures: bool = True,
@@ -67,8 +66,6 @@ def session_start(
     if source == "compact":
         payload["prompt_id"] = prompt_id or new_id()
         payload["model"] = model
-    if session_title is not None and source == "startup":
-        payload["session_title"] = session_title
     return payload
 
 
@@ -90,17 +87,13 @@ def user_prompt_submit(
     *,
     prompt_id: str,
     permission_mode: str = "acceptEdits",
-    session_title: str | None = None,
 ) -> dict[str, Any]:
-    payload = {
+    return {
         **base,
         "prompt_id": prompt_id,
         "permission_mode": permission_mode,
         "prompt": flatten_prompt(prompt),
     }
-    if session_title is not None:
-        payload["session_title"] = session_title
-    return payload
 
 
 def stop(
@@ -111,7 +104,6 @@ def stop(
     stop_hook_active: bool = False,
     permission_mode: str = "acceptEdits",
     background_tasks: list[dict[str, Any]] | None = None,
-    session_crons: list[Any] | None = None,
 ) -> dict[str, Any]:
     return {
         **base,
@@ -121,7 +113,7 @@ def stop(
         "stop_hook_active": stop_hook_active,
         "last_assistant_message": last_assistant_message,
         "background_tasks": list(background_tasks or []),
-        "session_crons": list(session_crons or []),
+        "session_crons": [],
     }
 
 

@@ -40,34 +40,6 @@ SILENT_EVENTS = frozenset({"StopFailure", "SessionEnd"})
 
 
 @dataclass
-class HookOutcome:
-    """Where one hook's output went. ``where`` names the destinations for printing."""
-
-    run: HookRun
-    model_texts: list[str] = field(default_factory=list)
-    human_texts: list[str] = field(default_factory=list)
-    records: list[dict] = field(default_factory=list)
-    block: str | None = None
-    instructions: str | None = None
-    local_line: str | None = None
-    persisted: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def where(self) -> list[str]:
-        """Destinations, e.g. ``["model", "transcript"]``; ``["nowhere"]`` when lost."""
-        places = []
-        if self.model_texts:
-            places.append("model")
-        if self.human_texts:
-            places.append("human")
-        if self.records:
-            places.append("transcript")
-        if self.block:
-            places.append(f"blocks ({self.block}: not simulated, see the golden file)")
-        return places or ["nowhere"]
-
-
-@dataclass
 class Routed:
     """The event-level verdict: what Claude, the human and the transcript get.
 
@@ -95,7 +67,6 @@ class EventResult:
     payload: dict
     hooks: list[HookRun]
     routed: Routed
-    outcomes: list[HookOutcome] = field(default_factory=list)
 
 
 @dataclass
@@ -103,50 +74,35 @@ class _Ctx:
     event: str
     payload: Mapping[str, object]
     name: str
-    tool_use_id: str
 
 
-def route(
-    event: str, runs: Sequence[HookRun], payload: Mapping[str, object]
-) -> tuple[Routed, list[HookOutcome]]:
+def route(event: str, runs: Sequence[HookRun], payload: Mapping[str, object]) -> Routed:
     """Route every hook run of one event firing; ``runs`` in completion order."""
-    ctx = _Ctx(event, payload, hook_name(event, payload), str(uuid.uuid4()))
-    outcomes = [_route_hook(ctx, run) for run in runs]
+    ctx = _Ctx(event, payload, hook_name(event, payload))
     routed = Routed()
-    for out in outcomes:
-        routed.model_texts += out.model_texts
-        routed.human_texts += out.human_texts
-        routed.transcript_records += out.records
-        routed.persisted.update(out.persisted)
-        if out.local_line:
-            routed.local_command_lines.append(out.local_line)
-        if out.block and not routed.blocked:
-            routed.blocked, routed.block_kind = True, out.block
-    parts = [o.instructions for o in outcomes if o.instructions]
-    routed.compact_instructions = "\n\n".join(parts) if parts else None
-    return routed, outcomes
+    for run in runs:
+        if event not in SILENT_EVENTS:
+            _route_hook(ctx, run, routed)
+    return routed
 
 
-def _route_hook(ctx: _Ctx, run: HookRun) -> HookOutcome:
-    out = HookOutcome(run)
-    if ctx.event in SILENT_EVENTS:
-        return out
+def _route_hook(ctx: _Ctx, run: HookRun, out: Routed) -> None:
     parsed, invalid = (None, None) if run.timed_out else _parse_json(ctx, run.stdout)
-    out.block = _block_request(ctx, run, parsed)
-    if out.block:
-        return out
-    if ctx.event in COMPACT_EVENTS:
+    block = _block_request(ctx, run, parsed)
+    if block:
+        if not out.blocked:
+            out.blocked, out.block_kind = True, block
+    elif ctx.event in COMPACT_EVENTS:
         _route_compact(ctx, run, out, invalid)
     elif run.timed_out:
-        out.records.append(_cancelled(ctx, run))
+        out.transcript_records.append(_attachment(ctx, "hook_cancelled"))
     elif invalid is not None:
-        _non_blocking(ctx, run, out, invalid)
+        _non_blocking(ctx, out, invalid)
     elif run.exit_code == 0 or parsed is not None:
         # Measured on 2.1.328: valid JSON output wins over exit 1 (a hook_success, no error).
         _success(ctx, run, out, parsed)
     else:
-        _non_blocking(ctx, run, out, f"Failed with non-blocking status code: {_stderr(run)}")
-    return out
+        _non_blocking(ctx, out, f"Failed with non-blocking status code: {_stderr(run)}")
 
 
 def _block_request(ctx: _Ctx, run: HookRun, parsed: dict | None) -> str | None:
@@ -166,53 +122,42 @@ def _block_request(ctx: _Ctx, run: HookRun, parsed: dict | None) -> str | None:
     return None
 
 
-def _success(ctx: _Ctx, run: HookRun, out: HookOutcome, parsed: dict | None) -> None:
+def _success(ctx: _Ctx, run: HookRun, out: Routed, parsed: dict | None) -> None:
     """JSON is interpreted; plain stdout reaches the model only at SessionStart/UPS."""
     if parsed is not None:
         if ctx.event != "UserPromptSubmit":  # measured: UPS JSON leaves no hook_success
-            out.records.append(_hook_success(ctx, run, ""))
+            out.transcript_records.append(_attachment(ctx, "hook_success", content=""))
         _apply_json(ctx, out, parsed)
         return
     text = run.stdout.strip()
     if not text:
         return  # no record, nothing sent, stderr lost (contract 2.1)
     content = _limit(ctx, text, out)
-    record = _hook_success(ctx, run, content)
+    record = _attachment(ctx, "hook_success", content=content)
     if ctx.event in CONTEXT_EVENTS:
         line = f"{ctx.name} hook success: {content}"
         out.model_texts.append(line)
         record["rendered"] = [{"content": f"<system-reminder>\n{line}\n</system-reminder>"}]
         record["renderedRole"] = "system"
-    out.records.append(record)
+    out.transcript_records.append(record)
 
 
-def _non_blocking(ctx: _Ctx, run: HookRun, out: HookOutcome, stderr: str) -> None:
+def _non_blocking(ctx: _Ctx, out: Routed, stderr: str) -> None:
     """A failing exit (1, 3, 126, 127, or 2 where it cannot block): the human sees "hook failed".
 
-    Not measured for exit 2 at SessionStart, whose texts the real CLI words differently; only
-    the record's kind is compared (golden file).
+    The real CLI words exit 2's texts differently; only the record's kind is compared there.
     """
-    out.records.append(
-        _attachment(
-            ctx,
-            "hook_non_blocking_error",
-            stderr=stderr,
-            stdout=run.stdout,
-            exitCode=run.exit_code,
-            command=run.command,
-            durationMs=run.duration_ms,
-        )
-    )
+    out.transcript_records.append(_attachment(ctx, "hook_non_blocking_error", stderr=stderr))
     prefix = "Failed with non-blocking status code: "
     shown = stderr[len(prefix) :] if stderr.startswith(prefix) else stderr
     out.human_texts.append(f"{ctx.name} hook failed\n{shown}")
 
 
-def _apply_json(ctx: _Ctx, out: HookOutcome, data: dict) -> None:
+def _apply_json(ctx: _Ctx, out: Routed, data: dict) -> None:
     """The two JSON channels the product uses: systemMessage and additionalContext."""
     message = data.get("systemMessage")
     if isinstance(message, str):
-        out.records.append(_attachment(ctx, "hook_system_message", content=message))
+        out.transcript_records.append(_attachment(ctx, "hook_system_message", content=message))
         out.human_texts.append(f"⎿  {ctx.name} says: {message}")
     specific = data.get("hookSpecificOutput")
     context = specific.get("additionalContext") if isinstance(specific, dict) else None
@@ -220,12 +165,12 @@ def _apply_json(ctx: _Ctx, out: HookOutcome, data: dict) -> None:
         record = _attachment(ctx, "hook_additional_context", content=[context])
         if ctx.event == "SessionStart":  # measured: named "SessionStart", without ":<source>"
             record["attachment"]["hookName"] = ctx.event
-        out.records.append(record)
+        out.transcript_records.append(record)
         if ctx.event in CONTEXT_EVENTS:
             out.model_texts.append(f"{ctx.event} hook additional context: {context}")
 
 
-def _route_compact(ctx: _Ctx, run: HookRun, out: HookOutcome, invalid: str | None) -> None:
+def _route_compact(ctx: _Ctx, run: HookRun, out: Routed, invalid: str | None) -> None:
     """PreCompact/PostCompact: raw stdout, one line in /compact's output; only manual shows it.
 
     WHY raw: Claude Code does not interpret their JSON; PreCompact's text itself becomes the
@@ -240,12 +185,14 @@ def _route_compact(ctx: _Ctx, run: HookRun, out: HookOutcome, invalid: str | Non
         text = run.stdout.strip()
         line = f"{prefix} completed successfully" + (f": {text}" if text else "")
         if text and ctx.event == "PreCompact":
-            out.instructions = _cut_precompact(run, text)
-            out.model_texts.append(f"Additional Instructions:\n{out.instructions}")
+            cut = _cut_precompact(run, text)
+            out.model_texts.append(f"Additional Instructions:\n{cut}")
+            old = out.compact_instructions
+            out.compact_instructions = cut if old is None else f"{old}\n\n{cut}"
     else:
         line = f"{prefix} failed: {_stderr(run)}"
     if ctx.payload.get("trigger") == "manual":
-        out.local_line = line
+        out.local_command_lines.append(line)
         out.human_texts.append(line)
 
 
@@ -274,7 +221,7 @@ def _parse_json(ctx: _Ctx, stdout: str) -> tuple[dict | None, str | None]:
     return data, None
 
 
-def _limit(ctx: _Ctx, text: str, out: HookOutcome) -> str:
+def _limit(ctx: _Ctx, text: str, out: Routed) -> str:
     """Stdout over 10,000 characters is saved to a file; only a 2 KB preview goes on."""
     if len(text) <= OUTPUT_LIMIT:
         return text
@@ -308,31 +255,6 @@ def _stderr(run: HookRun) -> str:
 
 
 def _attachment(ctx: _Ctx, kind: str, **fields: object) -> dict:
-    body = {"type": kind, "hookName": ctx.name, "toolUseID": ctx.tool_use_id}
-    body["hookEvent"] = ctx.event
-    body.update(fields)
-    return {"type": "attachment", "attachment": body}
-
-
-def _hook_success(ctx: _Ctx, run: HookRun, content: str) -> dict:
-    return _attachment(
-        ctx,
-        "hook_success",
-        content=content,
-        stdout=run.stdout,
-        stderr=run.stderr,
-        exitCode=0,
-        command=run.command,
-        durationMs=run.duration_ms,
-    )
-
-
-def _cancelled(ctx: _Ctx, run: HookRun) -> dict:
-    return _attachment(
-        ctx,
-        "hook_cancelled",
-        command=run.command,
-        durationMs=run.duration_ms,
-        timedOut=True,
-        timeoutMs=round(run.timeout * 1000),
-    )
+    """A hook record. Of Claude Code's keys only those tests compare are kept (name, kind,
+    content); the rest (stdout, exit code, duration, tool-use id) are real-CLI only."""
+    return {"type": "attachment", "attachment": {"type": kind, "hookName": ctx.name, **fields}}

@@ -34,10 +34,6 @@ from missioncache_harness.runner import claude_dir_for
 from missioncache_harness.tools import Block, Text, ToolOutcome, perform, tool_input
 
 DEFAULT_TEXT = "Done."
-COMPACT_PROMPT = (
-    "Your task is to create a detailed summary of the conversation so far, paying close attention "
-    "to the user's explicit requests and your previous actions."
-)
 
 
 @dataclass
@@ -71,7 +67,6 @@ class Compaction:
     block_kind: str | None = None
     result: str | None = None  # Claude Code's message for a blocked compaction: real-CLI only
     instructions: str | None = None
-    request_text: str = ""
     summary: str = ""
     human_texts: list[str] = field(default_factory=list)
 
@@ -229,9 +224,6 @@ class Session:
             return comp
         parts = [p for p in (custom_instructions, pre.routed.compact_instructions) if p]
         comp.instructions = "\n\n".join(parts) if parts else None
-        comp.request_text = COMPACT_PROMPT
-        if comp.instructions:
-            comp.request_text += f"\n\nAdditional Instructions:\n{comp.instructions}\n\n"
         comp.summary = summary or self._default_summary()
         base = self.base("SessionStart")
         start = payloads.session_start(base, "compact", prompt_id=prompt_id, model=self.model)

@@ -279,12 +279,8 @@ def user_prompt(content: str | list[Any], *, prompt_id: str, permission_mode: st
     }
 
 
-def meta_user(text: str, prompt_id: str | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"type": "user", "message": {"role": "user", "content": text}}
-    body["isMeta"] = True
-    if prompt_id:
-        body["promptId"] = prompt_id
-    return body
+def meta_user(text: str) -> dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": text}, "isMeta": True}
 
 
 def assistant_message(
@@ -339,12 +335,7 @@ def compact_boundary(trigger: str, *, logical_parent: str | None, pre_tokens: in
         "isMeta": False,
         "logicalParentUuid": logical_parent,
         "level": "info",
-        "compactMetadata": {
-            "trigger": trigger,
-            "preTokens": pre_tokens,
-            "postTokens": max(pre_tokens // 10, 1),
-            "durationMs": 1000,
-        },
+        "compactMetadata": {"trigger": trigger, "preTokens": pre_tokens},
     }
 
 

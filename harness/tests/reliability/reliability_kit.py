@@ -115,8 +115,7 @@ def fire_raw(
     for thread in threads:
         thread.join()
     runs.sort(key=lambda r: r.finished)
-    routed, _ = route(event, runs, routing_payload)
-    return Fired(runs, routed)
+    return Fired(runs, route(event, runs, routing_payload))
 
 
 # ------------------------------------------------------------------ snapshots
