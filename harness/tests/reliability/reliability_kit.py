@@ -63,8 +63,9 @@ class Fired:
     routed: Routed
 
     def problems(self, *, quiet: bool = True) -> list[str]:
-        """What Claude Code would suffer from: non-zero exits, timeouts, blocks (turn
-        continuation included); with ``quiet`` also any stderr (a breadcrumb means a handled crash)."""
+        """What Claude Code would suffer from: non-zero exits, timeouts, blocks (a Stop that
+        continues the turn included); with ``quiet`` also any stderr (a breadcrumb means a
+        handled crash)."""
         found = []
         for run in self.runs:
             name = run.command.rsplit("/", 1)[-1].strip('"')
