@@ -21,6 +21,20 @@ from missioncache_harness.tools import Edit, Text, Write
 from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env, python3
 
 TASK = "demo-task"
+PROMPTS = [
+    (
+        "Add a greeting module",
+        [
+            Text("I'll add greeting.py."),
+            Write("greeting.py", 'def greet():\n    return "hi"\n'),
+            Text("Added greeting.py with greet()."),
+        ],
+    ),
+    (
+        "Make it say hello world",
+        [Edit("greeting.py", '"hi"', '"hello world"'), Text("It now says hello world.")],
+    ),
+]
 
 
 def main(plugin: Path | None = None) -> int:
@@ -47,27 +61,21 @@ def play(tmp: Path, plugin: Path | None = None) -> int:
 
     _step("Claude Code starts in the project (SessionStart)")
     _show_event(session.start())
-    _prompt(
-        session,
-        "Add a greeting module",
-        [
-            Text("I'll add greeting.py."),
-            Write("greeting.py", 'def greet():\n    return "hi"\n'),
-            Text("Added greeting.py with greet()."),
-        ],
-    )
-    _prompt(
-        session,
-        "Make it say hello world",
-        [Edit("greeting.py", '"hi"', '"hello world"'), Text("It now says hello world.")],
-    )
+    for text, reply in PROMPTS:
+        _step(f'You: "{text}"')
+        turn = session.prompt(text, reply=reply)
+        for tool in turn.tools:
+            _line("Claude uses", f"{tool.name} {Path(tool.input.get('file_path', '')).name}")
+        _line("Claude replied", turn.result)
+        for event in turn.events:
+            _show_event(event)
     _step("You type /compact (PreCompact, then the compaction hooks)")
     comp = session.compact()
     for event in comp.events:
         _show_event(event)
     _line("compaction instructions", comp.instructions or "(none)")
     _step("You quit (SessionEnd)")
-    _show_event(session.end(), quiet=False)
+    _show_event(session.end())
     _step("Time recorded")
     wait_heartbeat_children(env.data_root)  # the last prompt's heartbeat may still be landing
     _time(env, plugin, project)
@@ -82,21 +90,9 @@ def _plugin(tmp: Path) -> Path:
     return build_plugin(tmp / "plugin")
 
 
-def _prompt(session: Session, text: str, reply: list) -> None:
-    _step(f'You: "{text}"')
-    turn = session.prompt(text, reply=reply)
-    for tool in turn.tools:
-        _line("Claude uses", f"{tool.name} {Path(tool.input.get('file_path', '')).name}")
-    for event in turn.events:
-        if event.event == "Stop" and event is turn.events[-1]:
-            _line("Claude replied", turn.result)
-        _show_event(event)
-
-
-def _show_event(result: EventResult, quiet: bool = True) -> None:
+def _show_event(result: EventResult) -> None:
     if not result.hooks:
-        if not quiet:
-            print(f"  no MissionCache hook on {result.event}")
+        print(f"  no MissionCache hook on {result.event}")
         return
     label = result.event
     if result.event == "SessionStart":

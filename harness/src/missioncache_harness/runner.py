@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import signal
 import subprocess
 import threading
@@ -20,11 +19,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from tempfile import TemporaryFile
+from typing import IO
 
 from missioncache_harness.events import KILL_GRACE, effective_timeout
 from missioncache_harness.plugin import HookSpec, Plugin
-
-READ_CHUNK = 65536
 
 
 @dataclass
@@ -133,151 +132,63 @@ def run_command(
     timeout: float,
     kill_grace: float = KILL_GRACE,
 ) -> HookRun:
-    """Run one hook command to completion or timeout. ``started``/``finished`` are monotonic."""
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        ["/bin/sh", "-c", command],
-        cwd=cwd,
-        env=dict(env),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    pump = _Pump(proc, stdin)
-    timed_out = pump.wait_until(started + timeout)
-    if timed_out:
-        _signal_group(proc.pid, signal.SIGTERM)
-        kill_at = time.monotonic() + kill_grace
-        if pump.wait_until(kill_at):
-            _signal_group(proc.pid, signal.SIGKILL)
-            pump.wait_until(None)
-        else:
-            # The sh leader is gone but a TERM-ignoring child may live on in the group.
-            _later(kill_at - time.monotonic(), _signal_group, proc.pid, signal.SIGKILL)
-    finished = time.monotonic()
-    out, err = pump.finish()
+    """Run one hook command to completion or timeout. ``started``/``finished`` are monotonic.
+
+    WHY files, not pipes: stdin, stdout and stderr are unlinked temporary files, so a hook that
+    never reads a big stdin, prints megabytes, or leaves a background child holding its stdout
+    can never stall the runner; the hook is done when its process exits (contract section 4),
+    and what a lingering child writes later is simply never read.
+    """
+    with TemporaryFile() as data, TemporaryFile() as out, TemporaryFile() as err:
+        data.write(stdin)
+        data.seek(0)
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=data,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+        )
+        timed_out = not _exited(proc, timeout)
+        if timed_out:
+            _signal_group(proc.pid, signal.SIGTERM)
+            kill_at = time.monotonic() + kill_grace
+            if _exited(proc, kill_grace):
+                # The sh leader is gone but a TERM-ignoring child may live on in the group.
+                _later(kill_at - time.monotonic(), _signal_group, proc.pid, signal.SIGKILL)
+            else:
+                _signal_group(proc.pid, signal.SIGKILL)
+                proc.wait()
+        finished = time.monotonic()
+        texts = [_read(f) for f in (out, err)] if not timed_out else ["", ""]
     return HookRun(
         command=command,
         exit_code=proc.returncode,
         duration=finished - started,
         timed_out=timed_out,
-        stdout="" if timed_out else out.decode("utf-8", errors="replace"),
-        stderr="" if timed_out else err.decode("utf-8", errors="replace"),
+        stdout=texts[0],
+        stderr=texts[1],
         timeout=timeout,
         started=started,
         finished=finished,
     )
 
 
-class _Pump:
-    """Feeds stdin and collects stdout/stderr of one process without ever blocking on a pipe.
-
-    WHY one selector loop: a hook that never reads a big stdin must not stall the runner (the write
-    side is non-blocking and a broken pipe just ends it), 5 MB of output must keep flowing while the
-    hook runs, and a background child that inherits stdout must not make us wait for EOF: the hook
-    is done when its process exits (contract section 4).
-    """
-
-    def __init__(self, proc: subprocess.Popen, data: bytes) -> None:
-        self.proc = proc
-        self.sel = selectors.DefaultSelector()
-        self.out = bytearray()
-        self.err = bytearray()
-        # fd -> (stream, buffer) for the output pipes still open on our side.
-        self.readers = {
-            proc.stdout.fileno(): (proc.stdout, self.out),
-            proc.stderr.fileno(): (proc.stderr, self.err),
-        }
-        for fd in self.readers:
-            os.set_blocking(fd, False)
-            self.sel.register(fd, selectors.EVENT_READ)
-        self.pending = memoryview(data)
-        self.stdin_open = True
-        os.set_blocking(proc.stdin.fileno(), False)
-        if self.pending:
-            self.sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
-        else:
-            self._close_stdin()
-
-    def wait_until(self, deadline: float | None) -> bool:
-        """Pump until the process exits (False) or ``deadline`` passes (True)."""
-        while self.proc.poll() is None:
-            now = time.monotonic()
-            if deadline is not None and now >= deadline:
-                return True
-            slice_ = 0.02 if deadline is None else min(0.02, deadline - now)
-            for key, _mask in self.sel.select(timeout=max(slice_, 0.0)):
-                self._handle(key.fd)
-        return False
-
-    def finish(self) -> tuple[bytes, bytes]:
-        """Drain what the exited hook left in the pipes; leave lingering writers to a reaper."""
-        for fd in list(self.readers):
-            self._read(fd, drain=True)
-        self._close_stdin()
-        self.sel.close()
-        for stream, _buf in self.readers.values():
-            threading.Thread(target=_discard, args=(stream,), daemon=True).start()
-        return bytes(self.out), bytes(self.err)
-
-    def _handle(self, fd: int) -> None:
-        if fd in self.readers:
-            self._read(fd, drain=False)
-        else:
-            self._write_stdin()
-
-    def _read(self, fd: int, *, drain: bool) -> None:
-        stream, buf = self.readers[fd]
-        while True:
-            try:
-                chunk = os.read(fd, READ_CHUNK)
-            except BlockingIOError:
-                return
-            if not chunk:
-                self.sel.unregister(fd)
-                del self.readers[fd]
-                stream.close()
-                return
-            buf.extend(chunk)
-            if not drain:
-                return
-
-    def _write_stdin(self) -> None:
-        try:
-            written = os.write(self.proc.stdin.fileno(), self.pending[:READ_CHUNK])
-        except BlockingIOError:
-            return
-        except OSError:  # BrokenPipeError and friends: the hook stopped listening
-            self._close_stdin()
-            return
-        self.pending = self.pending[written:]
-        if not self.pending:
-            self._close_stdin()
-
-    def _close_stdin(self) -> None:
-        if not self.stdin_open:
-            return
-        self.stdin_open = False
-        try:
-            self.sel.unregister(self.proc.stdin.fileno())
-        except (KeyError, ValueError):
-            pass
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-
-
-def _discard(stream) -> None:
-    """Read and drop what a lingering background child writes, so it is never killed by SIGPIPE."""
-    os.set_blocking(stream.fileno(), True)
+def _exited(proc: subprocess.Popen, seconds: float) -> bool:
     try:
-        while os.read(stream.fileno(), READ_CHUNK):
-            pass
-    except OSError:
-        pass
-    stream.close()
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def _read(file: IO[bytes]) -> str:
+    """What the hook wrote so far, decoded (U+FFFD for bytes that are not UTF-8)."""
+    file.seek(0)
+    return file.read().decode("utf-8", errors="replace")
 
 
 def _signal_group(pgid: int, sig: int) -> None:
