@@ -81,7 +81,6 @@ def test_transcript_chain_and_order(sim):
         assert after["parentUuid"] == before["uuid"]
     first = [r for r in records if r["type"] == "assistant"][:3]
     assert len({r["message"]["id"] for r in first}) == 1, "one response shares message.id"
-    assert [r["message"]["stop_reason"] for r in first] == ["tool_use"] * 3
     last = [r for r in records if r["type"] == "assistant"][-1]
     assert last["message"]["content"] == [{"type": "text", "text": "Done."}]
     assert all(r["sessionId"] == session.session_id for r in records)

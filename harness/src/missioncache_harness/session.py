@@ -31,7 +31,7 @@ from missioncache_harness.fire import as_plugins, fire
 from missioncache_harness.plugin import Plugin
 from missioncache_harness.routing import EventResult
 from missioncache_harness.runner import claude_dir_for
-from missioncache_harness.tools import Block, Text, ToolOutcome, perform, tool_input
+from missioncache_harness.tools import Block, Text, Tool, ToolOutcome, perform, tool_input
 
 DEFAULT_TEXT = "Done."
 
@@ -81,14 +81,10 @@ class Session:
         *,
         env: Mapping[str, str] | None = None,
         session_id: str | None = None,
-        permission_mode: str = "acceptEdits",
-        model: str = payloads.DEFAULT_MODEL,
     ) -> None:
         self.plugins = as_plugins(plugin)
         self.project_dir = Path(os.path.realpath(project_dir))
         self.env = dict(os.environ if env is None else env)
-        self.permission_mode = permission_mode
-        self.model = model
         self.session_id = session_id or payloads.new_id()
         self.events: list[EventResult] = []
         self.model_log: list[str] = []  # every hook text delivered to the model, in order
@@ -136,7 +132,6 @@ class Session:
             self.base("SessionStart"),
             source,
             prompt_id=self._prompt_id,
-            model=self.model,
             # Measured: a resume right after a compaction carries no cache figures.
             cache_figures=self._replied_since_compaction,
         )
@@ -167,17 +162,13 @@ class Session:
         self.writer.add(tx.queue_operation("enqueue", flat))
         self.writer.add(tx.queue_operation("dequeue"))
         payload = payloads.user_prompt_submit(
-            self.base("UserPromptSubmit"),
-            text,
-            prompt_id=prompt_id,
-            permission_mode=self.permission_mode,
+            self.base("UserPromptSubmit"), text, prompt_id=prompt_id
         )
         ups = self._turn_event(turn, "UserPromptSubmit", payload)
         self.writer.open()
         if ups.routed.blocked:
             return turn
-        record = tx.user_prompt(text, prompt_id=prompt_id, permission_mode=self.permission_mode)
-        self.writer.add(record)
+        self.writer.user(text, promptId=prompt_id, permissionMode="acceptEdits")
         self._conversation.append(f"User: {flat}")
         self._record(ups)
         turn.model_texts += self._pending_context + ups.routed.model_texts
@@ -192,7 +183,6 @@ class Session:
                 self.base("Stop"),
                 prompt_id=prompt_id,
                 last_assistant_message=turn.last_assistant_message,
-                permission_mode=self.permission_mode,
                 background_tasks=background_tasks,
             )
             self._record(self._turn_event(turn, "Stop", stop))
@@ -226,7 +216,7 @@ class Session:
         comp.instructions = "\n\n".join(parts) if parts else None
         comp.summary = summary or self._default_summary()
         base = self.base("SessionStart")
-        start = payloads.session_start(base, "compact", prompt_id=prompt_id, model=self.model)
+        start = payloads.session_start(base, "compact", prompt_id=prompt_id)
         self._compaction_event(comp, "SessionStart", start)
         post = payloads.post_compact(
             self.base("PostCompact"),
@@ -268,33 +258,30 @@ class Session:
             self._message(turn, message)
 
     def _message(self, turn: Turn, blocks: list[Block]) -> None:
-        """One API response: one assistant record per block, then its tool uses in order."""
+        """One API response: one assistant record per block (sharing ``message.id``), then its
+        tool uses performed in order, each answered by a tool_result record."""
         message_id = "msg_" + uuid.uuid4().hex[:24]
-        has_tools = any(not isinstance(b, Text) for b in blocks)
         uses = []
         for block in blocks:
-            tool_id = None if isinstance(block, Text) else "toolu_" + uuid.uuid4().hex[:24]
-            self.writer.add(
-                tx.assistant(
-                    block,
-                    tool_use_id=tool_id,
-                    tool_input=None if tool_id is None else tool_input(block, self.project_dir),
-                    message_id=message_id,
-                    model=self.model,
-                    stop_reason="tool_use" if has_tools else "end_turn",
-                )
-            )
-            self._replied_since_compaction = True
             if isinstance(block, Text):
+                self.writer.text(block.text, message_id)
                 turn.last_assistant_message = block.text
                 self._conversation.append(f"Claude: {block.text}")
             else:
+                tool_id = "toolu_" + uuid.uuid4().hex[:24]
+                name = block.name if isinstance(block, Tool) else type(block).__name__
+                params = tool_input(block, self.project_dir)
+                use = {"type": "tool_use", "id": tool_id, "name": name, "input": params}
+                self.writer.assistant(use, message_id)
                 uses.append((block, tool_id))
+            self._replied_since_compaction = True
         for block, tool_id in uses:
             outcome = perform(block, self.project_dir)
             turn.tools.append(outcome)
-            result = tx.tool_result(outcome, tool_use_id=tool_id, prompt_id=turn.prompt_id)
-            self.writer.add(result)
+            result = {"tool_use_id": tool_id, "type": "tool_result", "content": outcome.content}
+            if outcome.is_error:
+                result["is_error"] = True
+            self.writer.user([result], promptId=turn.prompt_id)
             self._conversation.append(f"Tool {outcome.name}: {outcome.content}")
 
     def _compaction_event(self, comp: Compaction, event: str, payload: dict) -> EventResult:

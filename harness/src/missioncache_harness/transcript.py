@@ -20,8 +20,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from missioncache_harness.tools import Block, Text, ToolOutcome
-
 SAMPLE_TRANSCRIPT = Path(__file__).with_name("sample-transcript.jsonl")
 VERSION = "2.1.328"
 MODEL = "claude-opus-5-5"
@@ -269,16 +267,6 @@ def queue_operation(operation: str, content: str | None = None, stamp: str = "")
     return body
 
 
-def user_prompt(content: str | list[Any], *, prompt_id: str, permission_mode: str) -> dict:
-    """A typed prompt's user record; the product pins an exchange by its ``promptId``."""
-    return {
-        "promptId": prompt_id,
-        "type": "user",
-        "message": {"role": "user", "content": content},
-        "permissionMode": permission_mode,
-    }
-
-
 def meta_user(text: str) -> dict[str, Any]:
     return {"type": "user", "message": {"role": "user", "content": text}, "isMeta": True}
 
@@ -300,30 +288,6 @@ def assistant_message(
         "usage": _usage(),
         "stop_details": None,
     }
-
-
-def assistant(
-    block: Block, *, tool_use_id: str | None, tool_input: dict[str, Any] | None, **message: Any
-) -> dict[str, Any]:
-    """A simulated reply's assistant record (one block; ``message``: `assistant_message`'s
-    keywords). The keys the real CLI adds beside ``message`` are left out: nobody reads them."""
-    if isinstance(block, Text):
-        content = {"type": "text", "text": block.text}
-    else:
-        name = getattr(block, "name", type(block).__name__)
-        content = {"type": "tool_use", "id": tool_use_id, "name": name, "input": tool_input}
-    return {"type": "assistant", "message": assistant_message(content, **message)}
-
-
-def tool_result(outcome: ToolOutcome, *, tool_use_id: str, prompt_id: str) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        "tool_use_id": tool_use_id,
-        "type": "tool_result",
-        "content": outcome.content,
-    }
-    if outcome.is_error:
-        block["is_error"] = True
-    return {"promptId": prompt_id, "type": "user", "message": {"role": "user", "content": [block]}}
 
 
 def compact_boundary(trigger: str, *, logical_parent: str | None, pre_tokens: int) -> dict:
