@@ -18,7 +18,7 @@ def test_valid_plugin_loads_cleanly(tmp_path):
     assert plugin.name == "good-one"
     assert plugin.problems == [] and not plugin.load_failed
     (spec,) = plugin.hooks
-    assert (spec.event, spec.command, spec.timeout, spec.matcher) == ("Stop", "echo hi", 5.0, None)
+    assert (spec.event, spec.command, spec.timeout) == ("Stop", "echo hi", 5.0)
     assert strict_check(root) == []
 
 
@@ -96,24 +96,20 @@ def test_a_plugin_without_hooks_fails_the_strict_check(tmp_path):
     assert [p.message for p in strict_check(root)] == ["the plugin registers no command hooks"]
 
 
-def test_hooks_for_dedups_and_matches(tmp_path):
+def test_hooks_for_runs_an_identical_command_once(tmp_path):
     entry = {"type": "command", "command": "echo x"}
     other = {"type": "command", "command": "echo y"}
     root = write_plugin(
-        tmp_path / "p",
-        {
-            "SessionStart": [
-                {"matcher": "startup", "hooks": [entry, entry]},
-                {"matcher": "startup|resume", "hooks": [entry, other]},
-                {"matcher": "clear", "hooks": [{"type": "command", "command": "echo z"}]},
-            ]
-        },
+        tmp_path / "p", {"SessionStart": [{"hooks": [entry, entry]}, {"hooks": [entry, other]}]}
     )
-    plugin = load_plugin(root)
-    chosen = plugin.hooks_for("SessionStart", {"source": "startup"})
-    assert [h.command for h in chosen] == ["echo x", "echo y"]
-    assert [h.command for h in plugin.hooks_for("SessionStart", {"source": "resume"})] == [
-        "echo x",
-        "echo y",
+    assert [h.command for h in load_plugin(root).hooks_for("SessionStart")] == ["echo x", "echo y"]
+
+
+def test_matcher_groups_are_not_simulated(tmp_path):
+    """MissionCache registers no matchers; a group with one is dropped and reported."""
+    group = {"matcher": "startup", "hooks": [{"type": "command", "command": "echo x"}]}
+    plugin = load_plugin(write_plugin(tmp_path / "p", {"SessionStart": [group]}))
+    assert plugin.hooks == []
+    assert [p.message for p in plugin.problems] == [
+        "matchers are not simulated by the harness; group ignored"
     ]
-    assert [h.command for h in plugin.hooks_for("SessionStart", {"source": "clear"})] == ["echo z"]

@@ -89,21 +89,6 @@ def test_identical_commands_run_once_per_plugin(sim):
     assert (second / "count").read_text() == "once\n"
 
 
-def test_matchers_select_hooks(sim):
-    root = sim.plugin(
-        {
-            "SessionStart": [
-                {"name": "S", "matcher": "startup"},
-                {"name": "SR", "matcher": "startup|resume"},
-                {"name": "RX", "matcher": "^res.*"},
-                {"name": "ALL"},
-            ]
-        }
-    )
-    ran = {r.command.split()[-1] for r in _run(sim, root, "SessionStart", source="resume")}
-    assert ran == {"SR", "RX", "ALL"}
-
-
 def test_environment_cwd_and_stdin(sim):
     root = sim.plugin({"SessionStart": ["A"], "Stop": ["A"]})
     _run(sim, root, "SessionStart", source="startup")

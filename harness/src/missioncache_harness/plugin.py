@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from missioncache_harness.events import KNOWN_EVENTS, match_value, matcher_matches
+from missioncache_harness.events import KNOWN_EVENTS
 
 ERROR = "error"
 WARNING = "warning"
@@ -44,7 +44,6 @@ class HookSpec:
     event: str
     command: str
     timeout: float | None = None
-    matcher: str | None = None
 
 
 @dataclass
@@ -65,23 +64,17 @@ class Plugin:
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == WARNING]
 
-    def hooks_for(self, event: str, payload: dict | None = None) -> list[HookSpec]:
-        """The hooks an event runs, matchers applied, identical command strings kept once.
+    def hooks_for(self, event: str) -> list[HookSpec]:
+        """The hooks an event runs, identical command strings kept once.
 
         WHY dedup by command text: Claude Code runs an identical command once per plugin even when
-        it is listed twice or in two matcher groups (contract section 3); the first entry wins.
+        it is listed twice (contract section 3); the first entry wins.
         """
-        value = match_value(event, payload or {})
-        seen: set[str] = set()
-        chosen: list[HookSpec] = []
+        chosen: dict[str, HookSpec] = {}
         for spec in self.hooks:
-            if spec.event != event or spec.command in seen:
-                continue
-            if not matcher_matches(spec.matcher, value):
-                continue
-            seen.add(spec.command)
-            chosen.append(spec)
-        return chosen
+            if spec.event == event:
+                chosen.setdefault(spec.command, spec)
+        return list(chosen.values())
 
 
 def load_plugin(plugin_dir: str | Path) -> Plugin:
@@ -155,18 +148,17 @@ def _load_group(event: str, where: str, group: object, plugin: Plugin) -> None:
             f'Hook matcher "hooks" must be an array of hook entries; received {received}; '
             "entry ignored at runtime",
         )
-    matcher = group.get("matcher")
-    if matcher is not None and not isinstance(matcher, str):
-        return _warn(plugin, where, "matcher must be a string; entry ignored at runtime")
+    if group.get("matcher") not in (None, "", "*"):
+        # MissionCache registers no matchers, so the simulator does not select by them; a
+        # plugin that needs them is for the real CLI (the conformance tier).
+        return _warn(plugin, where, "matchers are not simulated by the harness; group ignored")
     for index, entry in enumerate(entries):
-        spec = _load_entry(event, matcher, f"{where}.hooks[{index}]", entry, plugin)
+        spec = _load_entry(event, f"{where}.hooks[{index}]", entry, plugin)
         if spec is not None:
             plugin.hooks.append(spec)
 
 
-def _load_entry(
-    event: str, matcher: str | None, where: str, entry: object, plugin: Plugin
-) -> HookSpec | None:
+def _load_entry(event: str, where: str, entry: object, plugin: Plugin) -> HookSpec | None:
     """A command hook Claude Code would run, or None with the warning it would print.
 
     Only command hooks run in the simulator: the product has no other kind.
@@ -189,7 +181,7 @@ def _load_entry(
     elif timeout is not None and timeout <= 0:
         problem = "Invalid command hook (timeout: must be positive)"
     else:
-        return HookSpec(event, command, float(timeout) if timeout is not None else None, matcher)
+        return HookSpec(event, command, float(timeout) if timeout is not None else None)
     if problem.startswith("Invalid command hook"):
         problem += "; entry ignored at runtime"
     _warn(plugin, where, problem)

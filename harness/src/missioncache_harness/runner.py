@@ -97,7 +97,7 @@ def run_event(
     jobs = []
     for plugin in plugin_list:
         environ = hook_env(plugin, project_dir=cwd, session_id=session_id, base_env=base_env)
-        for spec in plugin.hooks_for(event, dict(payload)):
+        for spec in plugin.hooks_for(event):
             jobs.append((plugin, spec, environ, effective_timeout(event, spec.timeout)))
     return _run_all(jobs, cwd, data, kill_grace)
 

@@ -98,7 +98,7 @@ def fire_raw(
     """Run every hook of ``event`` at once with ``stdin`` as given, as the harness runs them."""
     cwd = os.path.realpath(project_dir)
     routing_payload = dict(payload or {"session_id": session_id, "hook_event_name": event})
-    specs = plugin.hooks_for(event, routing_payload)
+    specs = plugin.hooks_for(event)
     runs: list[HookRun] = []
     lock = threading.Lock()
 
