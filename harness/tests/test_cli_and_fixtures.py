@@ -105,5 +105,5 @@ def test_demo_plays_against_the_built_plugin(mc_plugin, tmp_path, capsys):
     assert demo.play(tmp_path, mc_plugin) == 0
     out = capsys.readouterr().out
     assert "== Time recorded" in out
-    assert "heartbeats recorded: 2" in out
+    assert "missioncache-db time: demo-task: " in out
     assert "Claude sees: SessionStart hook additional context: ## MissionCache: Active Task" in out

@@ -19,7 +19,7 @@ _EXPORTS = {
     "EventResult": "routing",
     "Routed": "routing",
     "route": "routing",
-    "fire": "fire",
+    "fire": "session",
     "Session": "session",
     "Turn": "session",
     "Compaction": "session",

@@ -20,14 +20,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from missioncache_harness import payloads
-from missioncache_harness.events import KNOWN_EVENTS
-from missioncache_harness.fire import fire
 from missioncache_harness.locate import default_plugin
 from missioncache_harness.plugin import load_plugin, strict_check
 from missioncache_harness.routing import EventResult
 from missioncache_harness.runner import claude_dir_for
+from missioncache_harness.session import fire
 
 SHOW_CHARS = 2000
+SIMULATED_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "Stop",
+    "StopFailure",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     cmd = sub.add_parser("fire", help="fire one event at a plugin and show the routing")
-    cmd.add_argument("event", choices=KNOWN_EVENTS, metavar="EVENT")
+    cmd.add_argument("event", choices=SIMULATED_EVENTS, metavar="EVENT")
     cmd.add_argument("--plugin", type=Path, help="plugin dir (default: the repo's built plugin/)")
     cmd.add_argument("--payload", help="stdin JSON, or @FILE; missing common fields are filled")
     cmd.add_argument("--cwd", type=Path, default=Path.cwd(), help="project dir (default: .)")
@@ -110,18 +118,28 @@ def _environment(home: Path | None) -> dict[str, str]:
 
 
 def _payload(args: argparse.Namespace, env: dict[str, str], cwd: Path) -> dict:
-    session_id = payloads.new_id()
+    """The event's stdin built from the options, or ``--payload`` over the common fields."""
+    session_id, pid = payloads.new_id(), payloads.new_id()
     transcript = payloads.transcript_path(claude_dir_for(env), cwd, session_id)
     base = payloads.common(args.event, session_id=session_id, transcript_path=transcript, cwd=cwd)
     if args.payload:
         text = args.payload
         if text.startswith("@"):
             text = Path(text[1:]).read_text(encoding="utf-8")
-        given = json.loads(text)
-        return {**base, **given}
-    return payloads.for_event(
-        args.event, base, prompt=args.prompt, source=args.source, trigger=args.trigger
-    )
+        return {**base, **json.loads(text)}
+    if args.event == "SessionStart":
+        return payloads.session_start(base, args.source, prompt_id=pid)
+    if args.event == "UserPromptSubmit":
+        return payloads.user_prompt_submit(base, args.prompt, prompt_id=pid)
+    if args.event == "Stop":
+        return payloads.stop(base, prompt_id=pid, last_assistant_message="")
+    if args.event == "StopFailure":
+        return payloads.stop_failure(base, prompt_id=pid)
+    if args.event == "SessionEnd":
+        return payloads.session_end(base, prompt_id=pid)
+    if args.event == "PreCompact":
+        return payloads.pre_compact(base, prompt_id=pid, trigger=args.trigger)
+    return payloads.post_compact(base, prompt_id=pid, trigger=args.trigger, compact_summary="")
 
 
 def render(result: EventResult) -> str:

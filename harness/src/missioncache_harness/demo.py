@@ -116,31 +116,10 @@ def _time(env: McEnv, plugin: Path, project: Path) -> None:
     environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
     done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ, cwd=project)
     _line("missioncache-db time", (done.stdout or done.stderr).strip())
-    _line("heartbeats recorded", _heartbeats(env.data_root / "tasks.db"))
     print(
         "    (each turn counts from your prompt to Claude's Stop, a few seconds here; the gap\n"
         "     before your next prompt is yours when it is within the idle timeout: docs/time.md)"
     )
-
-
-def _heartbeats(db: Path) -> str:
-    """How many heartbeats, and how many processed into work sessions (``2 (2 processed)``).
-
-    Read straight from tasks.db: the harness imports nothing of the product.
-    """
-    import sqlite3
-
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            total, done = conn.execute(
-                "SELECT COUNT(*), COALESCE(SUM(processed), 0) FROM heartbeats"
-            ).fetchone()
-        finally:
-            conn.close()
-    except sqlite3.Error as error:
-        return f"unknown ({error})"
-    return f"{total} ({done} processed)"
 
 
 def _script(command: str) -> str:

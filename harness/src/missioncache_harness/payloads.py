@@ -168,29 +168,6 @@ def session_end(
     return payload
 
 
-def for_event(event: str, base: dict[str, Any], **options: Any) -> dict[str, Any]:
-    """A plausible payload for one event from the CLI's options (``prompt``, ``source``,
-    ``trigger``, ``reason``); events the simulator does not fire get the common fields and a
-    prompt id."""
-    prompt_id = new_id()
-    trigger = options.get("trigger") or "manual"
-    if event == "SessionStart":
-        return session_start(base, options.get("source") or "startup", prompt_id=prompt_id)
-    if event == "UserPromptSubmit":
-        return user_prompt_submit(base, options.get("prompt") or "", prompt_id=prompt_id)
-    if event == "Stop":
-        return stop(base, prompt_id=prompt_id, last_assistant_message="")
-    if event == "StopFailure":
-        return stop_failure(base, prompt_id=prompt_id)
-    if event == "PreCompact":
-        return pre_compact(base, prompt_id=prompt_id, trigger=trigger)
-    if event == "PostCompact":
-        return post_compact(base, prompt_id=prompt_id, trigger=trigger, compact_summary="")
-    if event == "SessionEnd":
-        return session_end(base, reason=options.get("reason") or "other", prompt_id=prompt_id)
-    return {**base, "prompt_id": prompt_id}
-
-
 def statusline(
     *,
     session_id: str,

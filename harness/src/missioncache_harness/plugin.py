@@ -15,7 +15,29 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from missioncache_harness.events import KNOWN_EVENTS
+# The 18 events Claude Code 2.1.328 accepts in hooks.json (contract section 0). Anything else is an
+# "unknown hook event" that Claude Code ignores with a warning, so the loader warns too. Of these,
+# the simulator fires only MissionCache's and SessionEnd (the rest are real-CLI only).
+KNOWN_EVENTS: tuple[str, ...] = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "SessionEnd",
+    "Notification",
+    "PermissionRequest",
+    "InstructionsLoaded",
+    "Setup",
+    "PostToolBatch",
+    "UserPromptExpansion",
+)
 
 ERROR = "error"
 WARNING = "warning"

@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from missioncache_harness.events import OUTPUT_LIMIT, PREVIEW_CHARS, hook_name
 from missioncache_harness.runner import HookRun
 
+OUTPUT_LIMIT = 10_000  # characters of hook stdout passed on before it is persisted or cut
+PREVIEW_CHARS = 2_000
 CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 COMPACT_EVENTS = frozenset({"PreCompact", "PostCompact"})
 # Events whose hooks can block: exit 2 or `decision: block` (and `continue: false`, not at
@@ -84,6 +85,13 @@ def route(event: str, runs: Sequence[HookRun], payload: Mapping[str, object]) ->
         if event not in SILENT_EVENTS:
             _route_hook(ctx, run, routed)
     return routed
+
+
+def hook_name(event: str, payload: Mapping[str, object]) -> str:
+    """The name Claude Code gives a hook in records and messages, e.g. ``SessionStart:startup``."""
+    if event == "SessionStart":
+        return f"SessionStart:{payload.get('source', 'startup')}"
+    return event
 
 
 def _route_hook(ctx: _Ctx, run: HookRun, out: Routed) -> None:

@@ -22,8 +22,12 @@ from pathlib import Path
 from tempfile import TemporaryFile
 from typing import IO
 
-from missioncache_harness.events import KILL_GRACE, effective_timeout
 from missioncache_harness.plugin import HookSpec, Plugin
+
+# Default timeouts in seconds when a hook sets none (contract section 4.1).
+DEFAULT_TIMEOUT = 600.0
+EVENT_DEFAULT_TIMEOUTS: Mapping[str, float] = {"UserPromptSubmit": 30.0}
+KILL_GRACE = 1.5  # SIGKILL follows SIGTERM this many seconds later
 
 
 @dataclass
@@ -45,6 +49,11 @@ class HookRun:
     @property
     def duration_ms(self) -> int:
         return round(self.duration * 1000)
+
+
+def effective_timeout(event: str, timeout: float | None) -> float:
+    """Seconds a hook may run: its explicit timeout, else the event's default."""
+    return timeout if timeout is not None else EVENT_DEFAULT_TIMEOUTS.get(event, DEFAULT_TIMEOUT)
 
 
 def claude_dir_for(env: Mapping[str, str]) -> Path:

@@ -27,13 +27,32 @@ from pathlib import Path
 
 from missioncache_harness import payloads
 from missioncache_harness import transcript as tx
-from missioncache_harness.fire import as_plugins, fire
-from missioncache_harness.plugin import Plugin
-from missioncache_harness.routing import EventResult
-from missioncache_harness.runner import claude_dir_for
+from missioncache_harness.plugin import Plugin, load_plugin
+from missioncache_harness.routing import EventResult, route
+from missioncache_harness.runner import claude_dir_for, run_event
 from missioncache_harness.tools import Block, Text, Tool, ToolOutcome, perform, tool_input
 
 DEFAULT_TEXT = "Done."
+
+
+def as_plugins(plugins: Plugin | str | Path | Sequence[Plugin | str | Path]) -> list[Plugin]:
+    """Accept a Plugin, a plugin directory, or a list of either."""
+    items = [plugins] if isinstance(plugins, (Plugin, str, Path)) else list(plugins)
+    return [p if isinstance(p, Plugin) else load_plugin(p) for p in items]
+
+
+def fire(
+    plugins: Plugin | str | Path | Sequence[Plugin | str | Path],
+    event: str,
+    payload: Mapping[str, object],
+    *,
+    project_dir: str | Path,
+    env: Mapping[str, str] | None = None,
+) -> EventResult:
+    """Fire one event outside a session: run its hooks with ``payload`` on stdin and say where
+    their output goes (the runner knows processes, the router Claude Code's rules)."""
+    runs = run_event(as_plugins(plugins), event, payload, project_dir=project_dir, env=env)
+    return EventResult(event, dict(payload), runs, route(event, runs, payload))
 
 
 @dataclass
@@ -164,7 +183,7 @@ class Session:
         payload = payloads.user_prompt_submit(
             self.base("UserPromptSubmit"), text, prompt_id=prompt_id
         )
-        ups = self._turn_event(turn, "UserPromptSubmit", payload)
+        ups = self._step_event(turn, "UserPromptSubmit", payload)
         self.writer.open()
         if ups.routed.blocked:
             return turn
@@ -177,7 +196,7 @@ class Session:
         self._play(turn, reply)
         if ending == "failure":
             failure = payloads.stop_failure(self.base("StopFailure"), prompt_id=prompt_id)
-            self._record(self._turn_event(turn, "StopFailure", failure))
+            self._record(self._step_event(turn, "StopFailure", failure))
         elif ending == "stop":
             stop = payloads.stop(
                 self.base("Stop"),
@@ -185,7 +204,7 @@ class Session:
                 last_assistant_message=turn.last_assistant_message,
                 background_tasks=background_tasks,
             )
-            self._record(self._turn_event(turn, "Stop", stop))
+            self._record(self._step_event(turn, "Stop", stop))
         turn.result = turn.last_assistant_message
         return turn
 
@@ -199,32 +218,27 @@ class Session:
         """A compaction, manual (``/compact [instructions]``) or auto."""
         prompt_id = self._prompt_id = payloads.new_id()
         comp = Compaction(trigger)
-        pre = self._compaction_event(
-            comp,
-            "PreCompact",
-            payloads.pre_compact(
-                self.base("PreCompact"),
-                prompt_id=prompt_id,
-                trigger=trigger,
-                custom_instructions=custom_instructions,
-            ),
+        pre = payloads.pre_compact(
+            self.base("PreCompact"),
+            prompt_id=prompt_id,
+            trigger=trigger,
+            custom_instructions=custom_instructions,
         )
-        if pre.routed.blocked:
-            comp.blocked, comp.block_kind = True, pre.routed.block_kind
+        if self._step_event(comp, "PreCompact", pre).routed.blocked:
             return comp
-        parts = [p for p in (custom_instructions, pre.routed.compact_instructions) if p]
+        parts = [p for p in (custom_instructions, comp.events[0].routed.compact_instructions) if p]
         comp.instructions = "\n\n".join(parts) if parts else None
         comp.summary = summary or self._default_summary()
         base = self.base("SessionStart")
         start = payloads.session_start(base, "compact", prompt_id=prompt_id)
-        self._compaction_event(comp, "SessionStart", start)
+        self._step_event(comp, "SessionStart", start)
         post = payloads.post_compact(
             self.base("PostCompact"),
             prompt_id=prompt_id,
             trigger=trigger,
             compact_summary=comp.summary,
         )
-        self._compaction_event(comp, "PostCompact", post)
+        self._step_event(comp, "PostCompact", post)
         self._write_compaction(comp, custom_instructions)
         return comp
 
@@ -237,12 +251,15 @@ class Session:
 
     # ------------------------------------------------------------ internals
 
-    def _turn_event(self, turn: Turn, event: str, payload: Mapping[str, object]) -> EventResult:
+    def _step_event(
+        self, step: Turn | Compaction, event: str, payload: Mapping[str, object]
+    ) -> EventResult:
+        """Fire an event of a turn or a compaction, and note what it showed or asked for."""
         result = self.fire(event, payload)
-        turn.events.append(result)
-        turn.human_texts += result.routed.human_texts
-        if result.routed.blocked and not turn.blocked:
-            turn.blocked, turn.block_kind = True, result.routed.block_kind
+        step.events.append(result)
+        step.human_texts += result.routed.human_texts
+        if result.routed.blocked and not step.blocked:
+            step.blocked, step.block_kind = True, result.routed.block_kind
         return result
 
     def _record(self, result: EventResult) -> None:
@@ -283,12 +300,6 @@ class Session:
                 result["is_error"] = True
             self.writer.user([result], promptId=turn.prompt_id)
             self._conversation.append(f"Tool {outcome.name}: {outcome.content}")
-
-    def _compaction_event(self, comp: Compaction, event: str, payload: dict) -> EventResult:
-        result = self.fire(event, payload)
-        comp.events.append(result)
-        comp.human_texts += result.routed.human_texts
-        return result
 
     def _write_compaction(self, comp: Compaction, custom: str | None) -> None:
         """Boundary, summary, SessionStart(compact) output and, when manual, /compact's output."""

@@ -44,19 +44,12 @@ def now_stamp() -> str:
 
 
 def _usage() -> dict[str, Any]:
+    """Token counts of a reply; the rest of the real CLI's usage keys nobody reads."""
     return {
         "input_tokens": 10,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
         "output_tokens": 5,
-        "output_tokens_details": {"thinking_tokens": 0},
-        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
-        "service_tier": "standard",
-        "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
-        "inference_geo": "",
-        "iterations": [],
-        "speed": "standard",
-        "fallback_credit": None,
     }
 
 

@@ -23,11 +23,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from missioncache_harness.children import wait_heartbeat_children
-from missioncache_harness.events import effective_timeout
 from missioncache_harness.plugin import Plugin
 from missioncache_harness.polling import poll_until
 from missioncache_harness.routing import Routed, route
-from missioncache_harness.runner import HookRun, hook_env, run_command
+from missioncache_harness.runner import HookRun, effective_timeout, hook_env, run_command
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text, Write
 from missioncache_harness.workspace import McEnv, create_task, make_env
