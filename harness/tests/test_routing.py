@@ -23,7 +23,6 @@ def hr(stdout="", stderr="", code=0, *, timed_out=False, command=CMD, duration=0
         stdout=stdout,
         stderr=stderr,
         plugin="probe",
-        plugin_root="/plug",
         timeout=5.0,
     )
 

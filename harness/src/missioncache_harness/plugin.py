@@ -82,10 +82,6 @@ class Plugin:
     def errors(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == ERROR]
 
-    @property
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == WARNING]
-
     def hooks_for(self, event: str) -> list[HookSpec]:
         """The hooks an event runs, identical command strings kept once.
 
@@ -147,29 +143,19 @@ def _load_hooks_file(path: Path, plugin: Plugin) -> None:
         plugin.load_failed = True
         return
     for event, groups in events.items():
-        _load_event(event, groups, plugin)
-
-
-def _load_event(event: str, groups: object, plugin: Plugin) -> None:
-    where = f"hooks.{event}"
-    if event not in KNOWN_EVENTS:
-        return _warn(plugin, where, "unknown hook event; entry ignored at runtime")
-    if not isinstance(groups, list):
-        return _warn(plugin, where, "must be an array of matchers; entry ignored at runtime")
-    for index, group in enumerate(groups):
-        _load_group(event, f"{where}[{index}]", group, plugin)
+        if event not in KNOWN_EVENTS:
+            _warn(plugin, f"hooks.{event}", "unknown hook event; entry ignored at runtime")
+            continue
+        for index, group in enumerate(groups if isinstance(groups, list) else [groups]):
+            _load_group(event, f"hooks.{event}[{index}]", group, plugin)
 
 
 def _load_group(event: str, where: str, group: object, plugin: Plugin) -> None:
     entries = group.get("hooks") if isinstance(group, dict) else None
     if not isinstance(entries, list):
-        received = "undefined" if entries is None else type(entries).__name__
-        return _warn(
-            plugin,
-            where,
-            f'Hook matcher "hooks" must be an array of hook entries; received {received}; '
-            "entry ignored at runtime",
-        )
+        received = "undefined" if entries is None else js_type(entries)
+        message = f'Hook matcher "hooks" must be an array of hook entries; received {received}'
+        return _warn(plugin, where, f"{message}; entry ignored at runtime")
     if group.get("matcher") not in (None, "", "*"):
         # MissionCache registers no matchers, so the simulator does not select by them; a
         # plugin that needs them is for the real CLI (the conformance tier).

@@ -41,14 +41,9 @@ class HookRun:
     stdout: str
     stderr: str
     plugin: str = ""
-    plugin_root: str = ""
     timeout: float = 0.0
     started: float = 0.0
     finished: float = 0.0
-
-    @property
-    def duration_ms(self) -> int:
-        return round(self.duration * 1000)
 
 
 def effective_timeout(event: str, timeout: float | None) -> float:
@@ -120,7 +115,7 @@ def _run_all(jobs: list[tuple], cwd: str, data: bytes, kill_grace: float) -> lis
         run = run_command(
             spec.command, env=environ, cwd=cwd, stdin=data, timeout=timeout, kill_grace=kill_grace
         )
-        run.plugin, run.plugin_root = plugin.name, str(plugin.root)
+        run.plugin = plugin.name
         run.started -= t0
         run.finished -= t0
         return run

@@ -105,7 +105,7 @@ def fire_raw(
         environ = hook_env(plugin, project_dir=cwd, session_id=session_id, base_env=env)
         timeout = effective_timeout(event, spec.timeout)
         run = run_command(spec.command, env=environ, cwd=cwd, stdin=stdin, timeout=timeout)
-        run.plugin, run.plugin_root = plugin.name, str(plugin.root)
+        run.plugin = plugin.name
         with lock:
             runs.append(run)
 
