@@ -58,7 +58,7 @@ def test_fire_runs_as_a_process(sim):
 def test_check_fails_on_warnings(tmp_path, capsys):
     bad = write_plugin(tmp_path / "bad", {"OnStop": []})
     assert main(["check", str(bad)]) == 1
-    assert "unknown hook event" in capsys.readouterr().out
+    assert "event not simulated by the harness" in capsys.readouterr().out
     good = write_plugin(
         tmp_path / "good", {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}
     )

@@ -42,7 +42,7 @@ def test_missing_top_level_hooks_key_is_an_error(tmp_path):
     [
         (
             {"OnStop": GOOD["Stop"]},
-            "unknown hook event; entry ignored at runtime",
+            "event not simulated by the harness; entry ignored",
         ),
         (
             {"Stop": [{"type": "command", "command": "echo hi"}]},

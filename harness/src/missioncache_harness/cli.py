@@ -21,21 +21,12 @@ from pathlib import Path
 
 from missioncache_harness import payloads
 from missioncache_harness.locate import default_plugin
-from missioncache_harness.plugin import load_plugin, strict_check
+from missioncache_harness.plugin import SIMULATED_EVENTS, load_plugin, strict_check
 from missioncache_harness.routing import EventResult
 from missioncache_harness.runner import claude_dir_for
 from missioncache_harness.session import fire
 
 SHOW_CHARS = 2000
-SIMULATED_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "StopFailure",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
