@@ -79,19 +79,14 @@ class _Ctx:
 
 def route(event: str, runs: Sequence[HookRun], payload: Mapping[str, object]) -> Routed:
     """Route every hook run of one event firing; ``runs`` in completion order."""
-    ctx = _Ctx(event, payload, hook_name(event, payload))
+    # The name Claude Code gives a hook in records and messages, e.g. ``SessionStart:startup``.
+    name = f"SessionStart:{payload.get('source', 'startup')}" if event == "SessionStart" else event
+    ctx = _Ctx(event, payload, name)
     routed = Routed()
     for run in runs:
         if event not in SILENT_EVENTS:
             _route_hook(ctx, run, routed)
     return routed
-
-
-def hook_name(event: str, payload: Mapping[str, object]) -> str:
-    """The name Claude Code gives a hook in records and messages, e.g. ``SessionStart:startup``."""
-    if event == "SessionStart":
-        return f"SessionStart:{payload.get('source', 'startup')}"
-    return event
 
 
 def _route_hook(ctx: _Ctx, run: HookRun, out: Routed) -> None:

@@ -120,9 +120,7 @@ def _run_all(jobs: list[tuple], cwd: str, data: bytes, kill_grace: float) -> lis
         run.finished -= t0
         return run
 
-    if not jobs:
-        return []
-    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=max(len(jobs), 1)) as pool:
         results = list(pool.map(work, jobs))
     return sorted(results, key=lambda r: r.finished)
 

@@ -72,7 +72,6 @@ class Turn:
     blocked: bool = False
     block_kind: str | None = None
     result: str = ""
-    last_assistant_message: str = ""
     tools: list[ToolOutcome] = field(default_factory=list)
 
 
@@ -201,11 +200,10 @@ class Session:
             stop = payloads.stop(
                 self.base("Stop"),
                 prompt_id=prompt_id,
-                last_assistant_message=turn.last_assistant_message,
+                last_assistant_message=turn.result,
                 background_tasks=background_tasks,
             )
             self._record(self._step_event(turn, "Stop", stop))
-        turn.result = turn.last_assistant_message
         return turn
 
     def compact(
@@ -282,7 +280,7 @@ class Session:
         for block in blocks:
             if isinstance(block, Text):
                 self.writer.text(block.text, message_id)
-                turn.last_assistant_message = block.text
+                turn.result = block.text
                 self._conversation.append(f"Claude: {block.text}")
             else:
                 tool_id = "toolu_" + uuid.uuid4().hex[:24]

@@ -264,19 +264,15 @@ def meta_user(text: str) -> dict[str, Any]:
     return {"type": "user", "message": {"role": "user", "content": text}, "isMeta": True}
 
 
-def assistant_message(
-    block: dict[str, Any], message_id: str, *, model: str = MODEL, stop_reason: str | None = None
-) -> dict[str, Any]:
+def assistant_message(block: dict[str, Any], message_id: str) -> dict[str, Any]:
     """The ``message`` of an assistant record: exactly one content block (responses are split)."""
-    if stop_reason is None:
-        stop_reason = "tool_use" if block.get("type") == "tool_use" else "end_turn"
     return {
         "id": message_id,
         "type": "message",
         "role": "assistant",
-        "model": model,
+        "model": MODEL,
         "content": [block],
-        "stop_reason": stop_reason,
+        "stop_reason": "tool_use" if block.get("type") == "tool_use" else "end_turn",
         "stop_sequence": None,
         "usage": _usage(),
         "stop_details": None,
