@@ -106,4 +106,4 @@ def test_demo_plays_against_the_built_plugin(mc_plugin, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "== Time recorded" in out
     assert "missioncache-db time: demo-task: " in out
-    assert "Claude sees: SessionStart hook additional context: ## MissionCache: Active Task" in out
+    assert "model sees: SessionStart hook additional context: ## MissionCache: Active Task" in out

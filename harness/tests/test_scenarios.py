@@ -335,11 +335,11 @@ def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
         "== Time recorded",
     ]
     assert f"plugin:  {mc_plugin}" in out
-    assert "Claude sees: " + BANNER in out
-    assert "you see: ⎿  SessionStart:startup says: MissionCache: tracking demo-task" in out
-    assert "you see: ⎿  Stop says: MissionCache: Claude edited 1 file(s)" in out
+    assert "model sees: " + BANNER in out
+    assert "human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task" in out
+    assert "human sees: ⎿  Stop says: MissionCache: Claude edited 1 file(s)" in out
     assert "compaction instructions: MissionCache saved a pre-compaction snapshot" in out
-    assert "no MissionCache hook on SessionEnd" in out
+    assert "    SessionEnd: 0 hook(s)" in out.splitlines()
     assert re.search(r"missioncache-db time: demo-task: \S+ \(Claude \S+, you \S+\)", out), out
     assert "Traceback" not in out + done.stderr
 

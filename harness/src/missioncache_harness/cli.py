@@ -133,14 +133,15 @@ def _payload(args: argparse.Namespace, env: dict[str, str], cwd: Path) -> dict:
     return payloads.post_compact(base, prompt_id=pid, trigger=args.trigger, compact_summary="")
 
 
-def render(result: EventResult) -> str:
-    """A readable report: each hook, then where Claude Code would send the output."""
+def render(result: EventResult, *, raw: bool = True) -> str:
+    """A readable report: each hook (with its raw output unless ``raw`` is false), then where
+    Claude Code would send the output."""
     lines = [f"{result.event}: {len(result.hooks)} hook(s)"]
     for index, run in enumerate(result.hooks, 1):
         status = "timed out" if run.timed_out else f"exit {run.exit_code}"
         lines += [f"[{index}] {run.command}", f"    {status} in {run.duration:.3f} s"]
         for name, text in (("stdout", run.stdout), ("stderr", run.stderr)):
-            if text:
+            if text and raw:
                 lines.append(f"    {name}: {_clip(text)}")
     routed = result.routed
     lines.append("routing:")

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 from missioncache_harness.children import wait_heartbeat_children
+from missioncache_harness.cli import render
 from missioncache_harness.locate import repo_root
 from missioncache_harness.routing import EventResult
 from missioncache_harness.session import Session
@@ -91,25 +93,7 @@ def _plugin(tmp: Path) -> Path:
 
 
 def _show_event(result: EventResult) -> None:
-    if not result.hooks:
-        print(f"  no MissionCache hook on {result.event}")
-        return
-    label = result.event
-    if result.event == "SessionStart":
-        label += f" ({result.payload.get('source')})"
-    runs = ", ".join(
-        f"{_script(r.command)} exit {r.exit_code} in {r.duration:.2f}s" for r in result.hooks
-    )
-    print(f"  hook {label}: {runs}")
-    routed = result.routed
-    for text in routed.model_texts:
-        _line("Claude sees", text)
-    for text in routed.human_texts:
-        _line("you see", text)
-    if routed.blocked:
-        _line("blocked", routed.block_kind or "")
-    if not (routed.model_texts or routed.human_texts):
-        _line("output", "nothing for Claude or you")
+    print(textwrap.indent(render(result, raw=False), "    "))
 
 
 def _time(env: McEnv, plugin: Path, project: Path) -> None:
@@ -120,13 +104,6 @@ def _time(env: McEnv, plugin: Path, project: Path) -> None:
         "    (each turn counts from your prompt to Claude's Stop, a few seconds here; the gap\n"
         "     before your next prompt is yours when it is within the idle timeout: docs/time.md)"
     )
-
-
-def _script(command: str) -> str:
-    for word in command.replace('"', " ").split():
-        if word.endswith(".py"):
-            return word.rsplit("/", 1)[-1]
-    return command
 
 
 def _step(title: str) -> None:
