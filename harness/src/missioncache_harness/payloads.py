@@ -46,8 +46,6 @@ def session_start(
     *,
     prompt_id: str | None = None,
     model: str = DEFAULT_MODEL,
-    seconds_since_last_response: float = 0,
-    context_tokens: int = 0,
     cache_figures: bool = True,
 ) -> dict[str, Any]:
     """SessionStart: ``source``; resume adds cache figures; compact adds prompt_id and model.
@@ -58,9 +56,9 @@ def session_start(
     payload = {**base, "source": source}
     if source == "resume" and cache_figures:
         payload.update(
-            seconds_since_last_response=seconds_since_last_response,
-            context_tokens=context_tokens,
-            prompt_cache_likely_expired=seconds_since_last_response > 300,
+            seconds_since_last_response=0,
+            context_tokens=0,
+            prompt_cache_likely_expired=False,
             estimated_cache_write_usd=0,
         )
     if source == "compact":
