@@ -58,7 +58,7 @@ KILL_GRACE = 1.5  # SIGKILL follows SIGTERM this many seconds later
 
 # hookSpecificOutput.hookEventName values the output schema accepts, in the order Claude Code's
 # error message lists them. Measured: SessionEnd, PreCompact and PostCompact are rejected
-# (PostCompact: contract 11.4.2, about 40 lines of validation error on manual /compact);
+# (PostCompact: contract 11.4, about 40 lines of validation error on manual /compact);
 # Stop is accepted.
 ACCEPTED_OUTPUT_EVENT_NAMES: tuple[str, ...] = (
     "PreToolUse",

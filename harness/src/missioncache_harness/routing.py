@@ -162,7 +162,7 @@ def route(
 
 def _route_hook(ctx: _Ctx, run: HookRun) -> HookOutcome:
     if ctx.event == "StopFailure":
-        # Measured on 2.1.328 (contract 11.3.1): its output and exit code go nowhere, not
+        # Measured on 2.1.328 (contract 11.3): its output and exit code go nowhere, not
         # to the screen, the model or the transcript.
         return HookOutcome(run)
     if ctx.event == "SessionEnd":
