@@ -76,7 +76,7 @@ def test_stop_fields():
 
 
 def test_stop_failure_fields():
-    """Measured on 2.1.328 (contract 11.3.1): no permission_mode, an ``error``, the error text."""
+    """Measured on 2.1.328 (contract 11.3): no permission_mode, an ``error``, the error text."""
     payload = p.stop_failure(base("StopFailure"), prompt_id="p1", error="rate_limit")
     assert keys(payload) == {"prompt_id", "effort", "error", "last_assistant_message"}
     assert payload["error"] == "rate_limit"

@@ -114,7 +114,7 @@ def test_session_end_output_goes_nowhere(code):
     ("stdout", "code"), [('{"systemMessage": "M"}', 0), ("plain", 0), ("", 2), ("x", 1)]
 )
 def test_stop_failure_output_goes_nowhere(stdout, code):
-    """Measured on 2.1.328 (contract 11.3.1): systemMessage, plain stdout, stderr and exit 2
+    """Measured on 2.1.328 (contract 11.3): systemMessage, plain stdout, stderr and exit 2
     of a StopFailure hook reach neither the screen, the model nor the transcript."""
     result = routed("StopFailure", hr(stdout, "ERR", code), error="server_error")
     assert result.model_texts == result.human_texts == result.transcript_records == []
@@ -150,7 +150,7 @@ def test_postcompact_manual_line_and_auto_nothing():
 
 
 def test_postcompact_system_message_is_not_interpreted():
-    """Contract 11.4.2: the JSON is shown raw on manual /compact, like plain text."""
+    """Contract 11.4: the JSON is shown raw on manual /compact, like plain text."""
     raw = '{"systemMessage": "hello"}'
     manual = routed("PostCompact", hr(raw))
     assert manual.local_command_lines == [f"PostCompact [{CMD}] completed successfully: {raw}"]
@@ -158,7 +158,7 @@ def test_postcompact_system_message_is_not_interpreted():
 
 
 def test_postcompact_hook_specific_output_is_a_failure():
-    """Contract 11.4.2: ``hookSpecificOutput`` from PostCompact fails validation."""
+    """Contract 11.4: ``hookSpecificOutput`` from PostCompact fails validation."""
     out = '{"hookSpecificOutput": {"hookEventName": "PostCompact", "additionalContext": "x"}}'
     (line,) = routed("PostCompact", hr(out)).local_command_lines
     assert line.startswith(f"PostCompact [{CMD}] failed: Hook JSON output validation failed")

@@ -2,11 +2,11 @@
 """StopFailure: a turn ended on an API error. Records the turn's end; prints nothing.
 
 Claude Code fires StopFailure instead of Stop when a turn fails after its retries
-(contract 11.3.1), with the same ``prompt_id`` as the turn's UserPromptSubmit, so the
+(contract 11.3), with the same ``prompt_id`` as the turn's UserPromptSubmit, so the
 turn is closed exactly as a Stop closes it: one line appended to the heartbeat spool
 (``missioncache_db.turn_end``), no SQLite, no task lookup. Its output is ignored by
 Claude Code, so there is nothing to say. Kept tiny on purpose: in ``-p`` mode Claude
-Code sends SIGTERM about 20 ms after starting this hook (contract 11.3.2), so there it
+Code sends SIGTERM about 20 ms after starting this hook (contract 11.3), so there it
 is best effort; a turn whose end is lost is bounded like an interrupted one
 (docs/time.md). See docs/hooks.md.
 """

@@ -122,7 +122,7 @@ def stop_failure(
     error: str = "server_error",
     last_assistant_message: str = "API Error: 500 fake api_error 500.",
 ) -> dict[str, Any]:
-    """StopFailure (contract 11.3.1): instead of Stop when a turn ends on an API error; no
+    """StopFailure (contract 11.3): instead of Stop when a turn ends on an API error; no
     ``permission_mode``, ``error`` from the schema's enum, the error text as the message."""
     return {
         **base,
@@ -176,7 +176,7 @@ def statusline(
     lines_added: int = 0,
     session_name: str | None = None,
 ) -> dict[str, Any]:
-    """The status-line command's stdin (contract 11.1.1): NOT a hook event, so no
+    """The status-line command's stdin (contract 11.1): NOT a hook event, so no
     ``hook_event_name`` and no ``permission_mode``. 13 keys at startup; ``prompt_id`` and
     ``prompt_cache`` join after the first prompt (pass ``prompt_id``); ``session_name``
     only for a named session. ``harness/tests/data/statusline-stdin-2.1.328.json`` is the

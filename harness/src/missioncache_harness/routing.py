@@ -34,9 +34,9 @@ COMPACT_EVENTS = frozenset({"PreCompact", "PostCompact"})
 # PreCompact) stop the prompt, keep the turn going or cancel the compaction (contract 2.2).
 BLOCKING_EVENTS = frozenset({"UserPromptSubmit", "Stop", "PreCompact"})
 # Claude Code's output schema has no hookSpecificOutput for these (measured for PostCompact,
-# contract 11.4.2: a validation error on manual /compact).
+# contract 11.4: a validation error on manual /compact).
 NO_SPECIFIC_OUTPUT = frozenset({"PreCompact", "PostCompact", "SessionEnd"})
-# Events whose output reaches no one (contract 11.3.1 for StopFailure, 2.1 for SessionEnd).
+# Events whose output reaches no one (contract 11.3 for StopFailure, 2.1 for SessionEnd).
 SILENT_EVENTS = frozenset({"StopFailure", "SessionEnd"})
 
 

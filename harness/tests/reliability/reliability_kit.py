@@ -296,6 +296,39 @@ def wait_for(condition, timeout: float = 10.0, step: float = 0.05) -> bool:
     return bool(poll_until(condition, timeout, step))
 
 
+def _holds_open(pid: str, target: str) -> bool:
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") == target:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_for_lock_waiter(locked: Path, timeout: float = 30.0) -> bool:
+    """Wait until another process has opened ``locked``'s ``.lock`` sidecar.
+
+    WHY this event and not a sleep: a hook that holds the sidecar open is inside its lock
+    wait (it opens the sidecar only to take the lock), which is the moment these tests
+    must act in; a fixed sleep is either too short on a loaded machine or wasted time.
+    """
+    from missioncache_state.lock import lock_file_for
+
+    target = os.path.realpath(lock_file_for(locked))
+    me = str(os.getpid())
+
+    def waiting() -> bool:
+        pids = [p for p in os.listdir("/proc") if p.isdigit() and p != me]
+        return any(_holds_open(pid, target) for pid in pids)
+
+    return bool(poll_until(waiting, timeout, 0.02))
+
+
 def process_heartbeats(scene: Scene, built: Path) -> None:
     """Fold heartbeats and ingest the spool through the plugin's bundled command."""
     import subprocess

@@ -13,6 +13,7 @@ from reliability_kit import (
     process_heartbeats,
     spooled,
     wait_for,
+    wait_for_lock_waiter,
 )
 
 from missioncache_harness.session import Session
@@ -78,7 +79,7 @@ def test_user_edit_that_landed_before_the_read_survives(scene, strict_plugin):
             target=lambda: result.update(fired=fire_event(strict_plugin, scene, "PreCompact"))
         )
         worker.start()
-        time.sleep(0.8)  # the hook is running and blocked on the lock
+        assert wait_for_lock_waiter(scene.context), "PreCompact never waited for the lock"
         text = scene.context.read_text(encoding="utf-8")
         scene.context.write_text(text + "\nUSER EDIT WHILE THE HOOK WAITED\n", encoding="utf-8")
     worker.join(timeout=60)

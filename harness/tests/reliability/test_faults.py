@@ -31,9 +31,10 @@ from reliability_kit import (
     process_heartbeats,
     spooled,
     wait_for,
+    wait_for_lock_waiter,
 )
 
-from missioncache_harness.children import processes_running, wait_heartbeat_children
+from missioncache_harness.children import wait_heartbeat_children
 
 
 def checkpoint(db) -> bytes:
@@ -315,11 +316,9 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, mc_plugin, tmp_
             target=lambda: result.update(fired=fire_event(plugin, scene, "PreCompact", env=env))
         )
         worker.start()
-        # The hook is running (and waiting for the lock) before its plugin disappears.
-        assert wait_for(lambda: processes_running(str(copy / "hooks").encode()), timeout=30)
-        time.sleep(0.5)  # well into its run: past the imports, into the lock wait
+        # The hook is past its imports and waiting for the lock before its plugin disappears.
+        assert wait_for_lock_waiter(scene.context), "PreCompact never waited for the lock"
         shutil.rmtree(copy)
-        time.sleep(0.5)
     worker.join(timeout=60)
     assert breadcrumb_only(result["fired"]) == []
     assert context_grew_only_by_entries(context_before, scene.context.read_text("utf-8")) is None

@@ -14,7 +14,7 @@ SID = "sess-f"
 
 
 def failure(prompt_id="p-9", **extra):
-    """The stdin measured on 2.1.328 (contract 11.3.1): no permission_mode, an ``error``."""
+    """The stdin measured on 2.1.328 (contract 11.3): no permission_mode, an ``error``."""
     return {
         "session_id": SID,
         "transcript_path": "/nonexistent/t.jsonl",
