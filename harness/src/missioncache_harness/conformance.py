@@ -5,7 +5,9 @@ tests play one scenario twice, through `Session` and through `claude -p` against
 reduce each side to the same `Observation`: the stdin every hook got (field names, value types and
 the deterministic values), the hook texts that reached the model (with their exact prefixes), the
 systemMessage lines recorded for the human, the hook records of the transcript, and what was
-blocked. `differences` lists every disagreement; a conformance test asserts there are none.
+blocked. `differences` lists every disagreement; a conformance test asserts there are none. The
+real side is recorded as a golden file (`write_golden`), so the simulator is checked against the
+CLI in every run, with or without it.
 
 Paths, session ids and clock readings differ between two runs by nature; `Normaliser` maps each
 side's HOME and project directory to placeholders and masks times and durations, so the rest of
@@ -22,14 +24,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from missioncache_harness.fake_api import COMPACT, MAIN, FakeAnthropicAPI
 from missioncache_harness.payloads import cwd_key
 from missioncache_harness.plugin import js_type
 
 # Texts Claude Code puts in front of hook output; each is counted on both sides.
 MODEL_PREFIXES = (
-    "SessionStart:startup hook success: ",
-    "SessionStart:resume hook success: ",
-    "SessionStart:compact hook success: ",
+    *(f"SessionStart:{source} hook success: " for source in ("startup", "resume", "compact")),
     "SessionStart:clear hook success: ",
     "SessionStart hook additional context: ",
     "UserPromptSubmit hook success: ",
@@ -41,33 +42,20 @@ MODEL_PREFIXES = (
 )
 # Stdin values that are the same in every run of a scenario (after path normalisation).
 DETERMINISTIC = (
-    "hook_event_name",
-    "source",
-    "trigger",
-    "cwd",
-    "session_id",
-    "transcript_path",
-    "prompt",
-    "stop_hook_active",
-    "custom_instructions",
-    "permission_mode",
-    "reason",
+    *("hook_event_name", "source", "trigger", "cwd", "session_id", "transcript_path", "prompt"),
+    *("stop_hook_active", "custom_instructions", "permission_mode", "reason"),
 )
 HOOK_ATTACHMENTS = frozenset(
-    {
-        "hook_success",
-        "hook_non_blocking_error",
-        "hook_additional_context",
-        "hook_system_message",
-        "hook_blocking_error",
-        "hook_stopped_continuation",
-        "hook_cancelled",
-    }
+    f"hook_{kind}"
+    for kind in (
+        *("success", "non_blocking_error", "additional_context", "system_message"),
+        *("blocking_error", "stopped_continuation", "cancelled"),
+    )
 )
 _INSTRUCTIONS = re.compile(r"\n\nAdditional Instructions:\n(.*?)\n\n", re.S)
 _REMINDER = re.compile(r"^<system-reminder>\n(.*)\n</system-reminder>$", re.S)
 # /compact's output lists each hook's line in completion order, which varies between runs.
-_LOCAL_STDOUT = re.compile(r"<local-command-stdout>(.*?)</local-command-stdout>", re.S)
+_LOCAL_STDOUT = re.compile(r"(<local-command-stdout>)(.*?)(</local-command-stdout>)", re.S)
 # Measured on 2.1.328: a resume right after a compaction usually carries none of these; when the
 # compaction kept a recent segment of the conversation ("preservedSegment" in the boundary's
 # metadata) they are back. The simulator does not model preserved segments, so their absence on
@@ -89,6 +77,7 @@ _MASKS = (
     ),
     (re.compile(r"(\*\*Time invested:\*\* )[^\n\\]*"), r"\1<DURATION>"),
 )
+Stdin = tuple[str, dict[str, str], dict[str, Any]]
 
 
 @dataclass
@@ -101,16 +90,11 @@ class Normaliser:
     plugins: Sequence[Path] = ()
 
     def __call__(self, text: str) -> str:
-        pairs = [
-            (str(self.cwd), "<CWD>"),
-            (cwd_key(self.cwd), "<CWD-KEY>"),
-            (str(self.home), "<HOME>"),
-        ]
-        if self.session_id:
-            pairs.append((self.session_id, "<SID>"))
+        pairs = [(str(self.cwd), "<CWD>"), (cwd_key(self.cwd), "<CWD-KEY>")]
+        pairs += [(str(self.home), "<HOME>"), (self.session_id, "<SID>")]
         pairs += [(str(plugin), "<PLUGIN>") for plugin in self.plugins]
         for old, new in sorted(pairs, key=lambda p: -len(p[0])):
-            text = text.replace(old, new)
+            text = text.replace(old, new) if old else text
         for pattern, replacement in _MASKS:
             text = pattern.sub(replacement, text)
         return _LOCAL_STDOUT.sub(_sorted_lines, text)
@@ -125,13 +109,17 @@ class Normaliser:
         return value
 
 
+def _sorted_lines(match: re.Match) -> str:
+    first, *rest = match.group(2).split("\n")
+    return match.group(1) + "\n".join([first, *sorted(rest)]) + match.group(3)
+
+
 @dataclass
 class Observation:
     """One step of a scenario as one side saw it (all texts normalised)."""
 
-    stdin: list[tuple[str, dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    stdin: list[Stdin] = field(default_factory=list)
     model_texts: list[str] = field(default_factory=list)
-    model_text_blob: str = ""
     human: list[tuple[str, str]] = field(default_factory=list)
     hook_records: list[tuple[str, str]] = field(default_factory=list)
     blocked: bool = False
@@ -139,18 +127,13 @@ class Observation:
     compact_instructions: str | None = None
     local_command_stdout: list[str] = field(default_factory=list)
 
+    @property
+    def model_text_blob(self) -> str:
+        return "\n\n".join(self.model_texts)
+
     def prefix_counts(self) -> Counter:
-        blob = self.model_text_blob or "\n\n".join(self.model_texts)
+        blob = self.model_text_blob
         return Counter({p: blob.count(p) for p in MODEL_PREFIXES if blob.count(p)})
-
-
-def _sorted_lines(match: re.Match) -> str:
-    lines = match.group(1).split("\n")
-    return (
-        "<local-command-stdout>"
-        + "\n".join(lines[:1] + sorted(lines[1:]))
-        + ("</local-command-stdout>")
-    )
 
 
 def _shape_differs(event: str, sim: dict[str, str], real: dict[str, str]) -> bool:
@@ -158,135 +141,68 @@ def _shape_differs(event: str, sim: dict[str, str], real: dict[str, str]) -> boo
         return False
     if event != "SessionStart" or set(sim) - set(real):
         return True
-    extra = set(real) - set(sim)
     same = all(real[k] == sim[k] for k in sim)
-    return not (same and extra <= RESUME_CACHE_FIELDS)
-
-
-def stdin_entries(
-    log: Iterable[Mapping[str, Any]], norm: Normaliser
-) -> list[tuple[str, dict[str, str], dict[str, Any]]]:
-    """(event, {field: type}, {deterministic field: value}) per logged hook run, in order."""
-    out = []
-    for entry in log:
-        stdin = entry.get("stdin") or {}
-        shape = {key: js_type(value) for key, value in sorted(stdin.items())}
-        values = {k: norm.value(stdin[k]) for k in DETERMINISTIC if k in stdin}
-        out.append((str(entry.get("event")), shape, values))
-    return out
-
-
-def hook_records(records: Iterable[Mapping[str, Any]], norm: Normaliser) -> list[tuple[str, str]]:
-    """(hookName, attachment type) of every hook record, sorted (completion order varies)."""
-    found = []
-    for record in records:
-        attachment = record.get("attachment")
-        if isinstance(attachment, dict) and attachment.get("type") in HOOK_ATTACHMENTS:
-            found.append((str(attachment.get("hookName")), str(attachment["type"])))
-    return sorted(found)
-
-
-def system_messages(
-    records: Iterable[Mapping[str, Any]], norm: Normaliser
-) -> list[tuple[str, str]]:
-    """(hookName, content) of every systemMessage recorded for the human."""
-    found = []
-    for record in records:
-        attachment = record.get("attachment")
-        if isinstance(attachment, dict) and attachment.get("type") == "hook_system_message":
-            found.append((str(attachment.get("hookName")), norm(str(attachment.get("content")))))
-    return found
-
-
-def local_command_stdout(records: Iterable[Mapping[str, Any]], norm: Normaliser) -> list[str]:
-    """The ``<local-command-stdout>`` user records (what a manual /compact showed)."""
-    found = []
-    for record in records:
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, str) and content.startswith("<local-command-stdout>"):
-            found.append(norm(content))
-    return found
-
-
-def request_texts(request: Any, since_prompt: str | None) -> list[str]:
-    """Texts of one request's messages from the last user message holding ``since_prompt``.
-
-    WHY from the prompt on: a resumed session replays earlier hook texts before the new prompt;
-    the texts a step added follow its prompt (contract 2.1). ``<system-reminder>`` wrappers are
-    removed so both models' wrappings compare alike.
-    """
-    messages = request.messages
-    start = 0
-    if since_prompt is not None:
-        for index, message in enumerate(messages):
-            if message.get("role") == "user" and since_prompt in _texts(message.get("content")):
-                start = index
-    out = []
-    for message in messages[start:]:
-        for text in _texts(message.get("content")):
-            match = _REMINDER.match(text.strip())
-            out.append(match.group(1) if match else text)
-    return out
-
-
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if isinstance(content, list):
-        found = []
-        for block in content:
-            if isinstance(block, dict) and isinstance(block.get("text"), str):
-                found.append(block["text"])
-        return found
-    return []
-
-
-def compaction_instructions(text: str) -> str | None:
-    """The "Additional Instructions" the compaction request carried, if any."""
-    match = _INSTRUCTIONS.search(text)
-    return match.group(1) if match else None
+    return not (same and set(real) - set(sim) <= RESUME_CACHE_FIELDS)
 
 
 def differences(sim: Observation, real: Observation, label: str = "") -> list[str]:
     """Every way the two observations disagree, as readable lines (empty when they agree)."""
     where = f"{label}: " if label else ""
     problems = []
-    if [e[0] for e in sim.stdin] != [e[0] for e in real.stdin]:
-        problems.append(
-            f"{where}events: sim {[e[0] for e in sim.stdin]} real {[e[0] for e in real.stdin]}"
-        )
+    events = ([e[0] for e in sim.stdin], [e[0] for e in real.stdin])
+    if events[0] != events[1]:
+        problems.append(f"{where}events: sim {events[0]} real {events[1]}")
     for (event, s_shape, s_vals), (_e, r_shape, r_vals) in zip(sim.stdin, real.stdin):
         if _shape_differs(event, s_shape, r_shape):
             problems.append(f"{where}{event} stdin fields: sim {s_shape} real {r_shape}")
         if s_vals != r_vals:
             problems.append(f"{where}{event} stdin values: sim {s_vals} real {r_vals}")
-    blob = real.model_text_blob or "\n\n".join(real.model_texts)
     for text in sim.model_texts:
-        if text not in blob:
+        if text not in real.model_text_blob:
             problems.append(
                 f"{where}sim says the model got {text!r}; the real CLI sent no such text"
             )
     if sim.prefix_counts() != real.prefix_counts():
-        problems.append(
-            f"{where}hook texts to the model: sim {dict(sim.prefix_counts())} "
-            f"real {dict(real.prefix_counts())}"
-        )
-    for name in ("human", "hook_records", "blocked", "result", "compact_instructions"):
+        counts = f"sim {dict(sim.prefix_counts())} real {dict(real.prefix_counts())}"
+        problems.append(f"{where}hook texts to the model: {counts}")
+    names = ("human", "hook_records", "blocked", "result", "compact_instructions")
+    for name in (*names, "local_command_stdout"):
         mine, theirs = getattr(sim, name), getattr(real, name)
         if mine != theirs:
             problems.append(f"{where}{name}: sim {mine!r} real {theirs!r}")
-    if sim.local_command_stdout != real.local_command_stdout:
-        problems.append(
-            f"{where}/compact output: sim {sim.local_command_stdout!r} "
-            f"real {real.local_command_stdout!r}"
-        )
     return problems
+
+
+def _observe(
+    log: Iterable[Mapping[str, Any]], records: Iterable[Mapping[str, Any]], norm: Normaliser
+) -> Observation:
+    """What both sides record alike: hook stdin (from the probe's log) and the transcript's
+    hook attachments, systemMessage lines and `<local-command-stdout>` records."""
+    obs = Observation()
+    for entry in log:
+        stdin = entry.get("stdin") or {}
+        shape = {key: js_type(value) for key, value in sorted(stdin.items())}
+        values = {k: norm.value(stdin[k]) for k in DETERMINISTIC if k in stdin}
+        obs.stdin.append((str(entry.get("event")), shape, values))
+    for record in records:
+        attachment = record.get("attachment")
+        kind = attachment.get("type") if isinstance(attachment, dict) else None
+        if kind in HOOK_ATTACHMENTS:
+            obs.hook_records.append((str(attachment.get("hookName")), str(kind)))
+        if kind == "hook_system_message":
+            content = norm(str(attachment.get("content")))
+            obs.human.append((str(attachment.get("hookName")), content))
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str) and content.startswith("<local-command-stdout>"):
+            obs.local_command_stdout.append(norm(content))
+    obs.hook_records.sort()  # completion order varies
+    return obs
 
 
 def observe_real(
     run: Any,
-    api: Any,
+    api: FakeAnthropicAPI,
     *,
     requests_before: int,
     log: Sequence[Mapping[str, Any]],
@@ -297,29 +213,38 @@ def observe_real(
     """One real CLI process (``run``) reduced to an Observation.
 
     ``log`` and ``records`` are the probe-log entries and transcript records this process added;
-    ``requests_before`` is how many requests the fake API had seen before it started.
+    ``requests_before`` is how many requests the fake API had seen before it started. The texts
+    are those of the last main request from the last user message holding ``prompt``: a resumed
+    session replays earlier hook texts before the new prompt (contract 2.1).
+    ``<system-reminder>`` wrappers are removed so both sides' wrappings compare alike.
     """
-    from missioncache_harness.fake_api import COMPACT, MAIN
-
+    obs = _observe(log, records, norm)
     made = api.requests[requests_before:]
     main = [r for r in made if r.kind == MAIN]
     compact = [r for r in made if r.kind == COMPACT]
-    texts = [norm(t) for t in request_texts(main[-1], prompt)] if main else []
-    instructions = None
+    if main:
+        messages = main[-1].messages
+        holding = [
+            i
+            for i, m in enumerate(messages)
+            if prompt is not None and m.get("role") == "user" and prompt in _texts(m)
+        ]
+        for text in [t for m in messages[holding[-1] if holding else 0 :] for t in _texts(m)]:
+            wrapped = _REMINDER.match(text.strip())
+            obs.model_texts.append(norm(wrapped.group(1) if wrapped else text))
     if compact:
-        instructions = compaction_instructions(compact[-1].last_user_text())
-    blocked = not main and not compact
-    return Observation(
-        stdin=stdin_entries(log, norm),
-        model_texts=texts,
-        model_text_blob="\n\n".join(texts),
-        human=system_messages(records, norm),
-        hook_records=hook_records(records, norm),
-        blocked=blocked,
-        result=norm(run.result_text or "") if (blocked or main) else None,
-        compact_instructions=norm(instructions) if instructions is not None else None,
-        local_command_stdout=local_command_stdout(records, norm),
-    )
+        instructions = _INSTRUCTIONS.search(compact[-1].last_user_text())
+        obs.compact_instructions = norm(instructions.group(1)) if instructions else None
+    obs.blocked = not main and not compact
+    obs.result = norm(run.result_text or "") if (obs.blocked or main) else None
+    return obs
+
+
+def _texts(message: Mapping[str, Any]) -> list[str]:
+    """The texts of one message: its content string, or its text blocks."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [{"text": content}]
+    return [b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str)]
 
 
 def observe_sim(
@@ -332,59 +257,37 @@ def observe_sim(
     """One simulated step (a `Turn` or a `Compaction`) reduced to an Observation."""
     from missioncache_harness.session import Compaction
 
+    obs = _observe(log, records, norm)
+    obs.blocked = outcome.blocked
     if isinstance(outcome, Compaction):
-        texts: list[str] = []
-        result = norm(outcome.result or "") if outcome.blocked else None
-        instructions = outcome.instructions
+        obs.result = norm(outcome.result or "") if outcome.blocked else None
+        if outcome.instructions is not None:
+            obs.compact_instructions = norm(outcome.instructions)
     else:
-        texts = [norm(t) for t in outcome.model_texts]
-        result = norm(outcome.result)
-        instructions = None
-    return Observation(
-        stdin=stdin_entries(log, norm),
-        model_texts=texts,
-        human=system_messages(records, norm),
-        hook_records=hook_records(records, norm),
-        blocked=outcome.blocked,
-        result=result,
-        compact_instructions=norm(instructions) if instructions is not None else None,
-        local_command_stdout=local_command_stdout(records, norm),
-    )
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """JSON lines of a file (a probe log), [] when it does not exist."""
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+        obs.model_texts = [norm(t) for t in outcome.model_texts]
+        obs.result = norm(outcome.result)
+    return obs
 
 
 def write_golden(path: Path, observed: Mapping[str, Observation], version: str | None) -> None:
     """Record the real CLI's observations of a scenario, small and sanitised.
 
-    Of the texts the model got, only the hook texts are kept (`_hook_parts`): the CLI's own
-    sections (its environment, reminders) are neither compared nor stable. Paths and ids are
-    already placeholders, so nothing of the recording machine remains. One line per field keeps
-    the file small and its diffs readable.
+    Of the texts the model got, only the paragraphs that start with a hook prefix are kept: the
+    CLI's own sections (its environment, reminders) are neither compared nor stable. Paths and
+    ids are already placeholders, so nothing of the recording machine remains. One line per
+    field keeps the file small and its diffs readable.
     """
-    lines = []
+    steps = []
     for name, obs in observed.items():
         data = asdict(obs)
-        data["model_texts"] = [part for text in obs.model_texts for part in _hook_parts(text)]
-        del data["model_text_blob"]
+        paragraphs = [p for text in obs.model_texts for p in text.split("\n\n")]
+        data["model_texts"] = [p for p in paragraphs if p.startswith(MODEL_PREFIXES)]
         fields = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items())
-        lines.append(f" {json.dumps(name)}: {{\n{fields}\n }}")
-    body = ",\n".join(lines)
+        steps.append(f" {json.dumps(name)}: {{\n{fields}\n }}")
+    body = ",\n".join(steps)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        f'{{"claude_code": {json.dumps(version)}, "steps": {{\n{body}\n}}}}\n', encoding="utf-8"
-    )
-
-
-def _hook_parts(text: str) -> list[str]:
-    """The paragraphs of a model text that start with a hook prefix (so a recorded scenario's
-    hooks print no blank lines)."""
-    return [p for p in text.split("\n\n") if any(p.startswith(x) for x in MODEL_PREFIXES)]
+    text = f'{{"claude_code": {json.dumps(version)}, "steps": {{\n{body}\n}}}}\n'
+    path.write_text(text, encoding="utf-8")
 
 
 def read_golden(path: Path) -> dict[str, Observation]:
@@ -392,10 +295,8 @@ def read_golden(path: Path) -> dict[str, Observation]:
     steps = json.loads(path.read_text(encoding="utf-8"))["steps"]
     out = {}
     for name, data in steps.items():
-        obs = Observation(**data)
-        obs.stdin = [(e, shape, values) for e, shape, values in obs.stdin]
-        obs.human = [tuple(pair) for pair in obs.human]
-        obs.hook_records = [tuple(pair) for pair in obs.hook_records]
-        obs.model_text_blob = "\n\n".join(obs.model_texts)
-        out[name] = obs
+        obs = out[name] = Observation(**data)
+        obs.stdin = [(event, shape, values) for event, shape, values in obs.stdin]
+        obs.human = [(hook, text) for hook, text in obs.human]
+        obs.hook_records = [(hook, kind) for hook, kind in obs.hook_records]
     return out

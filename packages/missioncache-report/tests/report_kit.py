@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from missioncache_harness.worklog import record_work
-from missioncache_harness.workspace import McEnv, create_task, make_env, python3
+from missioncache_harness.workspace import McEnv, create_task, make_env
 
 # (task, [(days ago, start hour, minutes)]): a plausible week, deterministic.
 WEEK = {
@@ -52,9 +52,7 @@ def build(root: Path, plugin: Path) -> tuple[McEnv, Path]:
             turns = [(210.0, 90.0)] * max(1, minutes // 5)
             record_work(env.data_root / "tasks.db", task.id, start, turns)
     page = root / "report.html"
-    args = ["report", "--period", "week", "--format", "html", "-o", str(page)]
-    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
-    done = env.run([python3(), "-m", "missioncache_db", *args], env=environ)
+    done = env.bundled(plugin, "report", "--period", "week", "--format", "html", "-o", str(page))
     if done.returncode != 0:
         raise RuntimeError(f"report failed: {done.stderr.strip()}")
     return env, page
