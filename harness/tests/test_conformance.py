@@ -2,7 +2,7 @@
 
 Each scenario is played twice: through `Session` (the simulator) and through `claude -p` against
 the fake API (offline), one CLI process per step. Both sides are reduced to a
-`conformance.Observation` per step: the stdin each hook got (names, types, deterministic values),
+`conformance_kit.Observation` per step: the stdin each hook got (names, types, fixed values),
 the hook texts that reached the model (exact prefixes), the systemMessage lines recorded for the
 human, the hook records of the transcript, what was blocked, and the compaction instructions. Any
 disagreement fails the step's test with the list of differences.
@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import conformance_kit as cf
 import pytest
 
-from missioncache_harness import conformance as cf
 from missioncache_harness.claude_cli import (
     ClaudeRun,
     claude_version,
