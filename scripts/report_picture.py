@@ -2,9 +2,8 @@
 """Make ``docs/img/report.png``, the README's picture of the HTML time report.
 
 The same code path as the browser test (``packages/missioncache-report/tests/
-test_report_browser.py``): the demo week of ``missioncache_harness.report_demo``, the
-report written by a freshly built plugin, rendered by headless Chromium through
-``missioncache_harness.browser``.
+test_report_browser.py``): the demo week, the report written by a freshly built plugin and
+headless Chromium, all from that test's ``report_kit``.
 
 Usage: ``uv run scripts/report_picture.py [--out docs/img/report.png]``
 """
@@ -16,10 +15,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from missioncache_harness import browser, report_demo
 from missioncache_harness.workspace import build_plugin
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "packages" / "missioncache-report" / "tests"))
+
+import report_kit  # noqa: E402 - found through the path set just above
+
 WIDTH, HEIGHT = 900, 640
 
 
@@ -27,15 +29,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "img" / "report.png")
     args = parser.parse_args(argv)
-    chromium = browser.find_chromium()
+    chromium = report_kit.find_chromium()
     if chromium is None:
         print("chromium not found (apt-get install chromium)", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         plugin = build_plugin(Path(tmp) / "plugin")
-        _env, page = report_demo.build(Path(tmp) / "demo", plugin)
+        _env, page = report_kit.build(Path(tmp) / "demo", plugin)
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        browser.screenshot(chromium, page, args.out, WIDTH, HEIGHT)
+        report_kit.screenshot(chromium, page, args.out, WIDTH, HEIGHT)
     print(f"wrote {args.out}")
     return 0
 

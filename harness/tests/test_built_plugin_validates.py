@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_harness.claude_cli import plugin_validate, requires_claude
+from missioncache_harness.claude_cli import requires_claude, run_claude
 from missioncache_harness.locate import repo_root
 from missioncache_harness.plugin import strict_check
 
@@ -15,7 +15,7 @@ from missioncache_harness.plugin import strict_check
 @pytest.mark.conformance
 @requires_claude
 def test_real_cli_validates_the_built_plugin(mc_plugin: Path, tmp_path: Path) -> None:
-    done = plugin_validate(mc_plugin, home=tmp_path / "home", cwd=tmp_path)
+    done = run_claude(["plugin", "validate", str(mc_plugin)], home=tmp_path / "home", cwd=tmp_path)
     assert done.rc == 0, done.describe()
     assert "Validation passed" in done.stdout
     assert "✘" not in done.stdout
@@ -31,7 +31,9 @@ def test_real_cli_validates_the_built_plugin(mc_plugin: Path, tmp_path: Path) ->
 @pytest.mark.conformance
 @requires_claude
 def test_real_cli_validates_the_repository_marketplace(tmp_path: Path) -> None:
-    done = plugin_validate(repo_root(), home=tmp_path / "home", cwd=tmp_path)
+    done = run_claude(
+        ["plugin", "validate", str(repo_root())], home=tmp_path / "home", cwd=tmp_path
+    )
     assert done.rc == 0, done.describe()
     assert "Validating marketplace manifest" in done.stdout
     assert "Validation passed" in done.stdout

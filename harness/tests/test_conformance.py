@@ -2,7 +2,7 @@
 
 Each scenario is played twice: through `Session` (the simulator) and through `claude -p` against
 the fake API (offline), one CLI process per step. Both sides are reduced to a
-`conformance.Observation` per step: the stdin each hook got (names, types, deterministic values),
+`conformance_kit.Observation` per step: the stdin each hook got (names, types, fixed values),
 the hook texts that reached the model (exact prefixes), the systemMessage lines recorded for the
 human, the hook records of the transcript, what was blocked, and the compaction instructions. Any
 disagreement fails the step's test with the list of differences.
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import conformance_kit as cf
 import pytest
 
-from missioncache_harness import conformance as cf
 from missioncache_harness.claude_cli import (
     ClaudeRun,
     claude_version,
@@ -141,7 +141,7 @@ def _play_real(played: Played, step: Step, plugins: list[Path], *, first: bool) 
     side, api = played.real, played.api
     for reply in api_replies(step.reply, side.cwd) if step.compact is None else []:
         api.enqueue(reply)
-    before = (len(api.requests), len(cf.read_jsonl(side.log)), len(_transcript(played)))
+    before = (len(api.requests), len(load_transcript(side.log)), len(_transcript(played)))
     env_extra = {k: v for k, v in side.env.items() if k.startswith(("MC_", "MISSIONCACHE"))}
     env_extra["MC_PROBE_BEHAVIOUR"] = json.dumps(step.behaviour)
     run = run_turn(
@@ -159,7 +159,7 @@ def _play_real(played: Played, step: Step, plugins: list[Path], *, first: bool) 
         run,
         api,
         requests_before=before[0],
-        log=cf.read_jsonl(side.log)[before[1] :],
+        log=load_transcript(side.log)[before[1] :],
         records=_transcript(played)[before[2] :],
         norm=side.norm,
         prompt=None if step.compact is not None else step.prompt,
@@ -178,7 +178,7 @@ def play_sim_step(
 ) -> tuple[Turn | Compaction, cf.Observation]:
     """One step through the simulator, and what it showed reduced to an Observation."""
     session.env["MC_PROBE_BEHAVIOUR"] = json.dumps(step.behaviour)
-    before = (len(cf.read_jsonl(side.log)), len(session.records()))
+    before = (len(load_transcript(side.log)), len(session.records()))
     session.start("startup" if first else "resume")
     outcome: Turn | Compaction
     if step.compact is not None:
@@ -188,7 +188,7 @@ def play_sim_step(
     session.end()
     return outcome, cf.observe_sim(
         outcome,
-        log=cf.read_jsonl(side.log)[before[0] :],
+        log=load_transcript(side.log)[before[0] :],
         records=session.records()[before[1] :],
         norm=side.norm,
     )

@@ -12,6 +12,7 @@ import json
 import shutil
 import stat
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,15 +27,10 @@ from missioncache_harness.claude_cli import (
     claude_version,
     find_claude,
     load_transcript,
-    marketplace_add,
-    plugin_install,
-    plugin_validate,
     requires_claude,
     run_claude,
-    run_compact,
     run_turn,
     transcript_path,
-    turn_args,
 )
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
 from missioncache_harness.locate import repo_root
@@ -58,9 +54,7 @@ def probe_env(log: Path, behaviour: dict[str, Any]) -> dict[str, str]:
 
 def hook_log(log: Path) -> list[dict[str, Any]]:
     """The probe's log entries ({event, stdin, env, cwd, transcript_exists}), in call order."""
-    if not log.exists():
-        return []
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    return load_transcript(log)
 
 
 def stdins(log: list[dict[str, Any]], event: str) -> list[dict[str, Any]]:
@@ -97,7 +91,7 @@ def session(tmp_path_factory: pytest.TempPathFactory, cli_probe: Path) -> Sessio
         assert sid
         api.enqueue("Second answer.")
         resume = run_turn("second prompt", fake_api=api, resume=sid, **common).check()
-        compact = run_compact(sid, fake_api=api, **common).check()
+        compact = run_turn("/compact", resume=sid, fake_api=api, **common).check()
     return Session(api, home, work, sid, startup, resume, compact, hook_log(log))
 
 
@@ -155,7 +149,7 @@ def test_stop_system_message_is_recorded_in_the_transcript_but_never_sent(
     # Later requests replay the transcript (the startup hook text comes back) but not this.
     replayed = session.api.find_texts("SessionStart:startup hook success: SS-CTX-startup")
     assert {t.request_index for t in replayed} >= {r.index for r in session.api.message_requests()}
-    assert session.api.search("STOP-SYSMSG") == []
+    assert not [r for r in session.api.requests if b"STOP-SYSMSG" in r.raw]
 
 
 @pytest.mark.conformance
@@ -275,7 +269,7 @@ def test_identical_session_start_stdout_is_not_resent_on_resume(
 def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(
     tmp_path: Path, cli_probe: Path
 ) -> None:
-    good = plugin_validate(cli_probe, home=tmp_path / "home")
+    good = run_claude(["plugin", "validate", str(cli_probe)], home=tmp_path / "home")
     assert good.rc == 0, good.describe()
     assert "Validation passed" in good.stdout
     broken = tmp_path / "broken"
@@ -284,7 +278,7 @@ def test_plugin_validate_passes_the_probe_and_fails_a_nameless_copy(
     data = json.loads(manifest.read_text())
     del data["name"]
     manifest.write_text(json.dumps(data))
-    bad = plugin_validate(broken)
+    bad = run_claude(["plugin", "validate", str(broken)])  # in a throwaway HOME
     assert bad.rc == 1
     assert "name" in bad.stdout + bad.stderr
 
@@ -308,8 +302,10 @@ def test_marketplace_install_runs_hooks_without_plugin_dir(tmp_path: Path, cli_p
     (market / ".claude-plugin").mkdir()
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     work.mkdir()
-    marketplace_add(market, home=home).check()
-    plugin_install("mc-probe", marketplace="mc-probe-market", home=home).check()
+    run_claude(["plugin", "marketplace", "add", str(market)], home=home).check()
+    run_claude(
+        ["plugin", "install", "mc-probe@mc-probe-market", "--scope", "user"], home=home
+    ).check()
     with FakeAnthropicAPI() as api:
         run_turn("hi", home=home, cwd=work, fake_api=api, env_extra=probe_env(log, {})).check()
     entries = hook_log(log)
@@ -414,7 +410,9 @@ def test_session_ids_paths_and_arguments(tmp_path: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_text('{"type": "user"}\n{"type": "assistant"}\n{"torn')
     assert load_transcript(path) == [{"type": "user"}, {"type": "assistant"}]
-    new = turn_args("hi", plugin_dirs=["/plug"], session_id=sid)
+    binary = stand_in(tmp_path / "claude", ENV_DUMP)
+    options = {"home": tmp_path / "h", "binary": binary}
+    new = run_turn("hi", plugin_dirs=["/plug"], session_id=sid, **options).result["argv"]
     assert new == [
         "-p",
         "hi",
@@ -427,7 +425,10 @@ def test_session_ids_paths_and_arguments(tmp_path: Path) -> None:
         "--session-id",
         sid,
     ]
-    assert turn_args("/compact", resume=sid, session_id="ignored")[-2:] == ["--resume", sid]
+    resumed = run_turn("/compact", resume=sid, session_id="ignored", **options).result["argv"]
+    assert resumed[-2:] == ["--resume", sid]
+    fresh = run_turn("hi", **options).result["argv"]
+    assert fresh[-2] == "--session-id" and uuid.UUID(fresh[-1])
     run = ClaudeRun(["-p", "x", "--resume", sid], tmp_path, Path("/p/q"), 0, "not json", "", 0.1)
     assert (run.result, run.session_id, run.transcript_path) == (None, sid, path)
     assert [r["type"] for r in run.transcript()] == ["user", "assistant"]

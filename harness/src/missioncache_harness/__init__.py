@@ -9,33 +9,20 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "Plugin": "plugin",
-    "HookSpec": "plugin",
-    "Problem": "plugin",
-    "load_plugin": "plugin",
-    "strict_check": "plugin",
-    "HookRun": "runner",
-    "run_event": "runner",
-    "EventResult": "routing",
-    "Routed": "routing",
-    "route": "routing",
-    "fire": "session",
-    "Session": "session",
-    "Turn": "session",
-    "Compaction": "session",
-    "Text": "tools",
-    "Write": "tools",
-    "Edit": "tools",
-    "Tool": "tools",
-    "probe_plugin": "probes",
-    "write_plugin": "probes",
+    "plugin": ("Plugin", "HookSpec", "Problem", "load_plugin", "strict_check"),
+    "runner": ("HookRun", "run_event"),
+    "routing": ("EventResult", "Routed", "route"),
+    "session": ("Session", "Turn", "Compaction", "fire"),
+    "tools": ("Text", "Write", "Edit", "Tool"),
+    "probes": ("probe_plugin", "write_plugin"),
 }
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_MODULE_OF)
 
 
 def __getattr__(name: str):
-    module = _EXPORTS.get(name)
+    module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)

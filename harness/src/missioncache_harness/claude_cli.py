@@ -1,4 +1,4 @@
-"""Drive the real Claude Code CLI offline: one turn per process, each run in its own HOME.
+"""Drive the real Claude Code CLI offline: one command per process, each run in its own HOME.
 
 WHY: the hook contract is only trustworthy when checked against the CLI that users run. These
 helpers make such a run reproducible and hermetic: the parent's Anthropic/Claude settings are
@@ -18,10 +18,12 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from missioncache_harness import payloads
 from missioncache_harness.locate import repo_root
@@ -34,7 +36,6 @@ TOOLS_BIN = Path(".tools/claude/node_modules/.bin/claude")
 DUMMY_KEY = "sk-test-dummy"
 # Nothing listens on the discard port: a run without a fake API can never reach a real model.
 NOWHERE_URL = "http://127.0.0.1:9"
-DEFAULT_TIMEOUT = 120.0
 # Verified on 2.1.328 (strace): CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC alone stops the DNS
 # lookups, the telemetry spool and the /api/hello probe; the others are belt and braces.
 QUIET_ENV = {
@@ -70,25 +71,19 @@ def require_claude() -> Path:
     return binary
 
 
-def claude_version(binary: Path | None = None) -> str | None:
+requires_claude = pytest.mark.skipif(
+    find_claude() is None,
+    reason=f"Claude Code CLI not found: set {BIN_ENV} or install it under {TOOLS_BIN}",
+)
+
+
+def claude_version() -> str | None:
     """The CLI's version, e.g. "2.1.328", or None when it is absent or unusable."""
-    binary = binary or find_claude()
-    if binary is None:
+    if find_claude() is None:
         return None
-    try:
-        with tempfile.TemporaryDirectory(prefix="mc-claude-ver-") as home:
-            out = subprocess.run(
-                [str(binary), "--version"],
-                env=claude_env(home),
-                capture_output=True,
-                text=True,
-                timeout=60,
-                stdin=subprocess.DEVNULL,
-            )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    match = re.search(r"\d+\.\d+\.\d+\S*", out.stdout)
-    return match.group(0) if out.returncode == 0 and match else None
+    run = run_claude(["--version"], timeout=60)
+    match = re.search(r"\d+\.\d+\.\d+\S*", run.stdout)
+    return match.group(0) if run.ok and match else None
 
 
 def claude_env(
@@ -101,10 +96,8 @@ def claude_env(
     """The environment of one hermetic run: parent env minus ANTHROPIC_*/CLAUDE*, plus our own."""
     source = os.environ if base_env is None else base_env
     env = {k: v for k, v in source.items() if not k.startswith(STRIPPED_PREFIXES)}
-    env.update(QUIET_ENV)
-    env["HOME"] = str(home)
+    env.update(QUIET_ENV, HOME=str(home), ANTHROPIC_API_KEY=DUMMY_KEY)
     env["ANTHROPIC_BASE_URL"] = fake_api.base_url if fake_api is not None else NOWHERE_URL
-    env["ANTHROPIC_API_KEY"] = DUMMY_KEY
     env.update(env_extra or {})
     return env
 
@@ -115,12 +108,13 @@ def transcript_path(home: str | os.PathLike[str], cwd: str | os.PathLike[str], s
 
 
 def load_transcript(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """All JSON records of a transcript (skipping a torn last line); [] if it does not exist."""
-    records = []
+    """All JSON records of a JSONL file (a transcript, a probe's log), skipping a torn line that
+    its writer is still appending; [] if the file does not exist."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         return []
+    records = []
     for line in lines:
         try:
             records.append(json.loads(line))
@@ -141,7 +135,6 @@ class ClaudeRun:
     stderr: str
     duration_s: float
     timed_out: bool = False
-    env_extra: dict[str, str] = field(default_factory=dict)
 
     @cached_property
     def result(self) -> dict[str, Any] | None:
@@ -154,19 +147,14 @@ class ClaudeRun:
 
     @property
     def result_text(self) -> str | None:
-        res = self.result
-        return res.get("result") if res else None
-
-    @property
-    def requested_session_id(self) -> str | None:
-        """The id given with --session-id or --resume, if any."""
-        return _requested_session(self.args)
+        return (self.result or {}).get("result")
 
     @property
     def session_id(self) -> str | None:
-        """The session the CLI reports, else the one we asked for (--session-id/--resume)."""
-        res = self.result
-        return (res or {}).get("session_id") or self.requested_session_id
+        """The session the CLI reports, else the one asked for with --session-id/--resume."""
+        reported = (self.result or {}).get("session_id")
+        asked = [i + 1 for i, a in enumerate(self.args[:-1]) if a in ("--session-id", "--resume")]
+        return reported or (self.args[asked[0]] if asked else None)
 
     @property
     def transcript_path(self) -> Path | None:
@@ -183,14 +171,13 @@ class ClaudeRun:
         return [
             r
             for r in self.transcript()
-            if (rtype is None or r.get("type") == rtype)
-            and (subtype is None or r.get("subtype") == subtype)
+            if rtype in (None, r.get("type")) and subtype in (None, r.get("subtype"))
         ]
 
     def attachments(self, atype: str | None = None) -> list[dict[str, Any]]:
         """The `attachment` payloads of the transcript, e.g. atype="hook_success"."""
         found = [r.get("attachment") or {} for r in self.records("attachment")]
-        return [a for a in found if atype is None or a.get("type") == atype]
+        return [a for a in found if atype in (None, a.get("type"))]
 
     @property
     def ok(self) -> bool:
@@ -213,29 +200,32 @@ class ClaudeRun:
 def run_claude(
     args: Sequence[str],
     *,
-    home: str | os.PathLike[str],
-    cwd: str | os.PathLike[str],
+    home: str | os.PathLike[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
     fake_api: FakeAnthropicAPI | None = None,
     env_extra: Mapping[str, str] | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-    input: str | None = None,
+    timeout: float = 120.0,
     binary: str | os.PathLike[str] | None = None,
 ) -> ClaudeRun:
     """Run `claude <args>` once, hermetically, and collect what it left behind.
 
-    The process gets its own session so a timeout kills the CLI and its helpers, not just the
-    top process. stdin is empty unless `input` is given (`-p` appends piped stdin to the prompt).
+    Without `home` the run gets a throwaway one (for `plugin validate`, `--version`); `cwd`
+    defaults to the HOME. The process gets its own session so a timeout kills the CLI and its
+    helpers, not just the top process. stdin is empty (`-p` would append piped stdin).
     """
-    exe = str(binary or require_claude())
-    home, cwd = Path(home), Path(cwd)
+    if home is None:
+        with tempfile.TemporaryDirectory(prefix="mc-claude-home-") as tmp:
+            options = {"fake_api": fake_api, "env_extra": env_extra, "binary": binary}
+            return run_claude(args, home=tmp, cwd=cwd, timeout=timeout, **options)
+    home = Path(home)
     home.mkdir(parents=True, exist_ok=True)
-    env = claude_env(home, fake_api=fake_api, env_extra=env_extra)
+    cwd = Path(cwd or home)
     started = time.monotonic()
     proc = subprocess.Popen(
-        [exe, *args],
+        [str(binary or require_claude()), *args],
         cwd=cwd,
-        env=env,
-        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+        env=claude_env(home, fake_api=fake_api, env_extra=env_extra),
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -243,177 +233,38 @@ def run_claude(
         errors="replace",
         start_new_session=True,
     )
-    timed_out = False
     try:
-        out, err = proc.communicate(input, timeout=timeout)
+        out, err = proc.communicate(timeout=timeout)
+        timed_out = False
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(proc.pid)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         out, err = proc.communicate()
-    return ClaudeRun(
-        args=list(args),
-        home=home,
-        cwd=cwd,
-        rc=proc.returncode,
-        stdout=out,
-        stderr=err,
-        duration_s=time.monotonic() - started,
-        timed_out=timed_out,
-        env_extra=dict(env_extra or {}),
-    )
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _requested_session(args: Sequence[str]) -> str | None:
-    for flag in ("--session-id", "--resume", "-r"):
-        if flag in args:
-            i = list(args).index(flag)
-            if i + 1 < len(args):
-                return args[i + 1]
-    return None
-
-
-def turn_args(
-    prompt: str,
-    *,
-    plugin_dirs: Iterable[str | os.PathLike[str]] = (),
-    session_id: str | None = None,
-    resume: str | None = None,
-    permission_mode: str = "acceptEdits",
-    output_format: str = "json",
-    extra_args: Sequence[str] = (),
-) -> list[str]:
-    """Arguments of one `-p` turn. As root, --dangerously-skip-permissions is refused."""
-    args = ["-p", prompt]
-    for plugin in plugin_dirs:
-        args += ["--plugin-dir", str(plugin)]
-    args += ["--permission-mode", permission_mode, "--output-format", output_format]
-    if resume:
-        args += ["--resume", resume]
-    elif session_id:
-        args += ["--session-id", session_id]
-    return args + list(extra_args)
+    duration = time.monotonic() - started
+    return ClaudeRun(list(args), home, cwd, proc.returncode, out, err, duration, timed_out)
 
 
 def run_turn(
     prompt: str,
     *,
-    home: str | os.PathLike[str],
-    cwd: str | os.PathLike[str],
-    fake_api: FakeAnthropicAPI | None,
     plugin_dirs: Iterable[str | os.PathLike[str]] = (),
     session_id: str | None = None,
     resume: str | None = None,
-    env_extra: Mapping[str, str] | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
     extra_args: Sequence[str] = (),
+    **options: Any,
 ) -> ClaudeRun:
-    """One prompt in a new session (fresh uuid unless given) or, with `resume`, an old one."""
-    if not resume and not session_id:
-        session_id = str(uuid.uuid4())
-    args = turn_args(
-        prompt,
-        plugin_dirs=plugin_dirs,
-        session_id=session_id,
-        resume=resume,
-        extra_args=extra_args,
-    )
-    return run_claude(
-        args, home=home, cwd=cwd, fake_api=fake_api, env_extra=env_extra, timeout=timeout
-    )
-
-
-def run_compact(
-    session_id: str,
-    *,
-    home: str | os.PathLike[str],
-    cwd: str | os.PathLike[str],
-    fake_api: FakeAnthropicAPI | None,
-    instructions: str | None = None,
-    plugin_dirs: Iterable[str | os.PathLike[str]] = (),
-    env_extra: Mapping[str, str] | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> ClaudeRun:
-    """Manual compaction of an existing session: `-p "/compact [instructions]" --resume <sid>`."""
-    prompt = "/compact" + (f" {instructions}" if instructions else "")
-    return run_turn(
-        prompt,
-        home=home,
-        cwd=cwd,
-        fake_api=fake_api,
-        plugin_dirs=plugin_dirs,
-        resume=session_id,
-        env_extra=env_extra,
-        timeout=timeout,
-    )
-
-
-def _run_offline(
-    args: Sequence[str],
-    home: str | os.PathLike[str] | None,
-    cwd: str | os.PathLike[str] | None,
-    timeout: float,
-) -> ClaudeRun:
-    """A non-model command (plugin/marketplace) in the given HOME, or a throwaway one."""
-    if home is not None:
-        return run_claude(args, home=home, cwd=cwd or home, timeout=timeout)
-    with tempfile.TemporaryDirectory(prefix="mc-claude-home-") as tmp:
-        return run_claude(args, home=tmp, cwd=cwd or tmp, timeout=timeout)
-
-
-def plugin_validate(
-    path: str | os.PathLike[str],
-    *,
-    home: str | os.PathLike[str] | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    strict: bool = False,
-    timeout: float = 60.0,
-) -> ClaudeRun:
-    """`claude plugin validate <path>` (a plugin or marketplace folder); rc 0 means it passed."""
-    args = ["plugin", "validate", str(Path(path).resolve())]
-    if strict:
-        args.append("--strict")
-    return _run_offline(args, home, cwd, timeout)
-
-
-def marketplace_add(
-    source: str | os.PathLike[str],
-    *,
-    home: str | os.PathLike[str],
-    cwd: str | os.PathLike[str] | None = None,
-    timeout: float = 60.0,
-) -> ClaudeRun:
-    """`claude plugin marketplace add <folder>` into HOME's user settings (works offline)."""
-    src = str(Path(source).resolve()) if Path(source).exists() else str(source)
-    return _run_offline(["plugin", "marketplace", "add", src], home, cwd, timeout)
-
-
-def plugin_install(
-    plugin: str,
-    *,
-    home: str | os.PathLike[str],
-    marketplace: str | None = None,
-    scope: str = "user",
-    cwd: str | os.PathLike[str] | None = None,
-    timeout: float = 60.0,
-) -> ClaudeRun:
-    """`claude plugin install <plugin>[@<marketplace>]`; later sessions then run its hooks."""
-    spec = f"{plugin}@{marketplace}" if marketplace else plugin
-    return _run_offline(["plugin", "install", spec, "--scope", scope], home, cwd, timeout)
-
-
-def __getattr__(name: str) -> Any:
-    """`requires_claude`: a pytest skipif marker, built lazily so importing this needs no pytest."""
-    if name == "requires_claude":
-        import pytest
-
-        binary = find_claude()
-        reason = f"Claude Code CLI not found: set {BIN_ENV} or install it under {TOOLS_BIN}"
-        return pytest.mark.skipif(binary is None, reason=reason)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """One `-p` prompt (or `/compact [instructions]`) in a new session (a fresh uuid unless
+    given) or, with `resume`, an old one; `options` go to `run_claude`. As root,
+    --dangerously-skip-permissions is refused, so edits are allowed by permission mode."""
+    args = ["-p", prompt]
+    for plugin in plugin_dirs:
+        args += ["--plugin-dir", str(plugin)]
+    args += ["--permission-mode", "acceptEdits", "--output-format", "json"]
+    if resume:
+        args += ["--resume", resume]
+    else:
+        args += ["--session-id", session_id or str(uuid.uuid4())]
+    return run_claude([*args, *extra_args], **options)

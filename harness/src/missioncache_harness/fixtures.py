@@ -3,35 +3,33 @@
 WHY shared: every package's tests need the same isolation (a private HOME, Claude dir and data
 root) and the integration tests need the same built plugin and a task tied to a project. Building
 them one way keeps tests honest: the plugin is built by the real build script and tasks are made by
-the plugin's bundled library running as a process, exactly as a user's machine would.
+the plugin's bundled library running as a process, exactly as a user's machine would. A hook
+script is tested the same way: a real process of the BUILT plugin, JSON on stdin, in ``mc_env``.
 
 - ``mc_env``: a temporary HOME with ``~/.claude`` and a data root; ``.env`` for subprocesses.
 - ``mc_plugin``: the plugin tree built by ``scripts/build_plugin.py`` (once per test session).
 - ``mc_repo``: a project directory (no git) for a task to be tied to.
 - ``mc_task``: a task named ``demo-task`` tied to ``mc_repo``, created through the plugin.
+- ``mc_hook(payload)`` runs the script a hook package names by overriding ``mc_hook_script`` and
+  asserts the hook boundary held (exit 0, no traceback); ``mc_query``/``mc_execute`` reach
+  tasks.db directly; ``mc_cli`` runs the bundled command.
 - Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
 - ``MISSIONCACHE_HOOK_PYTHON=/path/to/python3.9``: hooks and bare ``python3`` children run
   under that interpreter (a ``python3`` link put first on PATH), the tests themselves do not.
-- hook tests (``hook_fixtures``): ``hook`` runs the script a package names with ``mc_hook_script``;
-  ``query``/``execute`` reach tasks.db directly; ``mc_cli`` runs the bundled command.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from missioncache_harness.hook_fixtures import (  # noqa: F401 - re-exported fixtures
-    mc_cli,
-    mc_execute,
-    mc_hook,
-    mc_hook_script,
-    mc_make_task,
-    mc_python,
-    mc_query,
-    mc_task_dir,
-)
 from missioncache_harness.locate import build_script
 from missioncache_harness.workspace import (
     McEnv,
@@ -40,6 +38,7 @@ from missioncache_harness.workspace import (
     create_task,
     make_env,
     put_hook_python_first,
+    python3,
 )
 
 __all__ = ["McEnv", "McTask", "mc_env", "mc_plugin", "mc_repo", "mc_task"]
@@ -91,3 +90,130 @@ def mc_repo(tmp_path: Path) -> Path:
 def mc_task(mc_plugin: Path, mc_env: McEnv, mc_repo: Path) -> McTask:
     """A task ``demo-task`` tied to ``mc_repo``, created through the built plugin."""
     return create_task(mc_plugin, mc_env, "demo-task", mc_repo)
+
+
+@pytest.fixture
+def mc_make_task(mc_plugin: Path, mc_env: McEnv):
+    """Create another task through the plugin's bundled command: ``.name``, ``.id``."""
+    return lambda name, repo=None: create_task(mc_plugin, mc_env, name, repo)
+
+
+@pytest.fixture
+def mc_task_dir(mc_env: McEnv, mc_task: McTask) -> Path:
+    return mc_env.data_root / "active" / mc_task.name
+
+
+@pytest.fixture
+def mc_hook_script() -> str:
+    """The hook script ``mc_hook(...)`` runs; each hook package's conftest overrides it."""
+    pytest.fail("override the `mc_hook_script` fixture in the hook package's conftest.py")
+
+
+@dataclass
+class Done:
+    """A finished hook run: exit status, raw stdout/stderr, stdout parsed as JSON."""
+
+    rc: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> dict:
+        value = json.loads(self.stdout)
+        assert isinstance(value, dict)
+        return value
+
+    def silent(self) -> bool:
+        return self.rc == 0 and self.stdout == ""
+
+
+@pytest.fixture
+def mc_hook(mc_plugin: Path, mc_env: McEnv, mc_repo: Path, mc_hook_script: str):
+    """``mc_hook(payload)`` runs the script; payload may be a dict (sent as JSON) or bytes.
+
+    Unless given, ``cwd`` in the payload and the process cwd are the tracked repo."""
+
+    def run(payload=None, *, cwd=None, env=None, script=None, timeout=60) -> Done:
+        workdir = str(cwd or mc_repo)
+        if isinstance(payload, dict):
+            payload = json.dumps({"cwd": workdir, **payload}).encode()
+        proc = subprocess.run(
+            [python3(), str(mc_plugin / "hooks" / (script or mc_hook_script))],
+            input=payload or b"",
+            cwd=workdir,
+            env={**mc_env.env, **(env or {})},
+            capture_output=True,
+            timeout=timeout,
+        )
+        done = Done(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+        assert done.rc == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        return done
+
+    return run
+
+
+def _sql(mc_env: McEnv, sql: str, params: tuple) -> list:
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
+    try:
+        with conn:
+            return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def mc_query(mc_env: McEnv):
+    """Run SQL on the test's tasks.db directly (no library in between)."""
+    return lambda sql, params=(): _sql(mc_env, sql, params)
+
+
+@pytest.fixture
+def mc_execute(mc_env: McEnv):
+    """Write to the test's tasks.db directly (to stage rows or hold its lock)."""
+
+    def run(sql: str, params: tuple = ()) -> None:
+        _sql(mc_env, sql, params)
+
+    return run
+
+
+@pytest.fixture
+def mc_cli(mc_plugin: Path, mc_env: McEnv):
+    """``python3 -m missioncache_db ARGS`` from the plugin's bundled library (must succeed)."""
+
+    def run(*args: str, cwd: Any = None) -> str:
+        done = mc_env.bundled(mc_plugin, *args, cwd=cwd)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    return run
+
+
+@pytest.fixture
+def mc_python(mc_plugin: Path, mc_env: McEnv) -> Iterator[Any]:
+    """Start ``python3 -c CODE ARGS`` with the bundled library (stdout piped); killed after."""
+    started: list[subprocess.Popen] = []
+
+    def run(code: str, *args: str) -> subprocess.Popen:
+        env = mc_env.with_lib(mc_plugin)
+        argv = [python3(), "-c", code, *args]
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True)
+        started.append(proc)
+        return proc
+
+    yield run
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()  # waits and closes the stdout pipe
+
+
+def spooled(mc_env: McEnv) -> list:
+    """Every record waiting in the test home's heartbeat spool (heartbeats and turn ends),
+    file by file: what a hook appended instead of writing tasks.db."""
+    folder = mc_env.data_root / "spool"
+    records: list = []
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        records += [json.loads(line) for line in path.read_text().splitlines()]
+    return records

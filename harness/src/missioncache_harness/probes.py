@@ -82,11 +82,6 @@ sys.exit(int(behav.get("exit", 0)))
 '''
 
 
-def probe_command(name: str) -> str:
-    """The command line of probe ``name`` as hooks.json holds it."""
-    return f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/probe.py" {name}'
-
-
 def write_plugin(
     root: str | Path,
     hooks: Mapping[str, Any] | str,
@@ -126,7 +121,8 @@ def probe_plugin(
     for event, probes in events.items():
         for probe in probes:
             spec = {"name": probe} if isinstance(probe, str) else dict(probe)
-            entry: dict[str, Any] = {"type": "command", "command": probe_command(spec["name"])}
+            command = f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/probe.py" {spec["name"]}'
+            entry: dict[str, Any] = {"type": "command", "command": command}
             if spec.get("timeout") is not None:
                 entry["timeout"] = spec["timeout"]
             group: dict[str, Any] = {"hooks": [entry]}
@@ -139,22 +135,12 @@ def probe_plugin(
     return path
 
 
-# The events the conformance tier's probe registers: MissionCache's, and what fires around them.
-CLI_PROBE_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "Stop",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-)
-
-
 def cli_probe_plugin(root: str | Path) -> Path:
-    """The probe the real-CLI tests run: one probe ``A`` on each of `CLI_PROBE_EVENTS`; what it
-    prints comes from ``$MC_PROBE_BEHAVIOUR`` per run and it logs to ``$MC_PROBE_LOG``."""
-    events = {event: [{"name": "A", "timeout": 10}] for event in CLI_PROBE_EVENTS}
-    return probe_plugin(root, events, name="mc-probe")
+    """The probe the real-CLI tests run: one probe ``A`` on each event MissionCache registers
+    and what fires around them; what it prints comes from ``$MC_PROBE_BEHAVIOUR`` per run and
+    it logs to ``$MC_PROBE_LOG``."""
+    events = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact", "SessionEnd")
+    return probe_plugin(root, {e: [{"name": "A", "timeout": 10}] for e in events}, name="mc-probe")
 
 
 def set_behaviours(root: str | Path, behaviours: Mapping[str, Mapping[str, Any]]) -> None:

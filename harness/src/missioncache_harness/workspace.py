@@ -36,6 +36,16 @@ class McEnv:
         options.update(kwargs)
         return subprocess.run(list(args), check=False, **options)
 
+    def with_lib(self, plugin: Path) -> dict[str, str]:
+        """This environment with the plugin's bundled libraries importable."""
+        return dict(self.env, PYTHONPATH=str(plugin / "lib"))
+
+    def bundled(self, plugin: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess:
+        """``python3 -m missioncache_db ARGS`` from the plugin's bundled library, as a user
+        runs it (the command line the slash commands and the status line use)."""
+        argv = [python3(), "-m", "missioncache_db", *args]
+        return self.run(argv, **{"env": self.with_lib(plugin), **kwargs})
+
 
 @dataclass
 class McTask:
@@ -112,11 +122,8 @@ def put_hook_python_first(shim_dir: Path, environ: dict[str, str] | None = None)
 
 def create_task(plugin: Path, env: McEnv, name: str, repo: Path | None = None) -> McTask:
     """Create a task by running the plugin's bundled library as a process."""
-    args = [python3(), "-m", "missioncache_db", "create-task", name]
-    if repo is not None:
-        args += ["--repo", str(repo)]
-    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
-    done = env.run(args, env=environ, cwd=str(repo or env.home))
+    args = ["create-task", name, *(["--repo", str(repo)] if repo is not None else [])]
+    done = env.bundled(plugin, *args, cwd=str(repo or env.home))
     if done.returncode != 0:
         raise RuntimeError(f"create-task {name} failed: {done.stderr.strip()}")
     found = re.search(r"\(id (\d+)\)", done.stdout)

@@ -1,4 +1,4 @@
-"""Hook tests use the shared fixtures in missioncache_harness.hook_fixtures (``hook``, ...)."""
+"""Hook tests use the shared fixtures in missioncache_harness.fixtures (``mc_hook``, ...)."""
 
 import pytest
 

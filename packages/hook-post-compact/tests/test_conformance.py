@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from missioncache_harness.claude_cli import requires_claude, run_compact, run_turn
+from missioncache_harness.claude_cli import requires_claude, run_turn
 from missioncache_harness.fake_api import FakeAnthropicAPI
 from missioncache_harness.session import Session
 
@@ -69,7 +69,7 @@ def test_real_cli_next_session_gets_the_summary_within_the_limit(
     }
     with FakeAnthropicAPI(["Looked at the parser."], compact_summary=raw) as api:
         first = run_turn("please refactor the parser module", fake_api=api, **common).check()
-        run_compact(first.session_id, fake_api=api, **common).check()
+        run_turn("/compact", resume=first.session_id, fake_api=api, **common).check()
         assert len(api.compaction_requests()) == 1
         api.enqueue("Picking up the parser.")
         before = len(api.main_requests())

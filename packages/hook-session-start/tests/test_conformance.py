@@ -12,7 +12,7 @@ import sqlite3
 
 import pytest
 
-from missioncache_harness.claude_cli import requires_claude, run_compact, run_turn
+from missioncache_harness.claude_cli import requires_claude, run_turn
 from missioncache_harness.fake_api import FakeAnthropicAPI
 from missioncache_harness.polling import poll_until
 
@@ -47,7 +47,7 @@ def test_banner_reaches_the_model_and_a_heartbeat_is_recorded(mc_plugin, mc_env,
         recorded = poll_until(lambda: sid in heartbeat_sessions(mc_env.data_root / "tasks.db"))
         assert recorded, "no heartbeat recorded"
 
-        run_compact(sid, fake_api=api, **common).check()
+        run_turn("/compact", resume=sid, fake_api=api, **common).check()
         (compaction,) = api.compaction_requests()
         assert "MissionCache saved a pre-compaction snapshot" in compaction.raw.decode()
         # SessionStart:compact (and :resume) output reaches the model on the next turn.

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN
-from missioncache_harness.hook_fixtures import spooled
+from missioncache_harness.fixtures import spooled
 
 SID = "sess-f"
 

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from missioncache_harness.bad_input import BAD_STDIN, mistyped
-from missioncache_harness.hook_fixtures import spooled
+from missioncache_harness.fixtures import spooled
 from missioncache_harness.transcript import SAMPLE_TRANSCRIPT, TranscriptBuilder
 
 SID = "sess-s"

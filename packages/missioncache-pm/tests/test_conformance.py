@@ -17,12 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_harness.claude_cli import (
-    marketplace_add,
-    plugin_install,
-    requires_claude,
-    run_turn,
-)
+from missioncache_harness.claude_cli import requires_claude, run_claude, run_turn
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
 
 pytestmark = [pytest.mark.conformance, requires_claude]
@@ -184,7 +179,8 @@ def test_the_server_starts_without_network_once_uv_has_its_packages(box, mc_plug
     assert "- [ ] 1. Offline item" in task.tasks_file.read_text()
 
 
-def _marketplace(tmp_path: Path, plugin: Path) -> Path:
+def _install(tmp_path: Path, plugin: Path, home: Path) -> None:
+    """Install ``plugin`` as a user does: from a local marketplace, at user scope."""
     market = tmp_path / "market"
     shutil.copytree(plugin, market / "missioncache")
     catalog = {
@@ -195,13 +191,13 @@ def _marketplace(tmp_path: Path, plugin: Path) -> Path:
     }
     (market / ".claude-plugin").mkdir()
     (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
-    return market
+    run_claude(["plugin", "marketplace", "add", str(market)], home=home).check()
+    run_claude(["plugin", "install", "missioncache@mc-local", "--scope", "user"], home=home).check()
 
 
 def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, mc_plugin, tmp_path):
     """A new user's path: install from a marketplace, then /missioncache:new, :save, :load."""
-    marketplace_add(_marketplace(tmp_path, mc_plugin), home=box.home).check()
-    plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
+    _install(tmp_path, mc_plugin, box.home)
     task_dir = box.root / "active" / "checkout-flow"
 
     # /missioncache:new <name> [JIRA]: creates the task for this repository, binds the session.
@@ -267,8 +263,7 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, mc_plugin, tm
     """Issue 12 item 11: without uvx the pm server cannot start, and /missioncache:save
     could not save at all. Now the command says so once and Claude saves with the one Bash
     call the command's own allowed-tools rule permits."""
-    marketplace_add(_marketplace(tmp_path, mc_plugin), home=box.home).check()
-    plugin_install("missioncache", marketplace="mc-local", home=box.home).check()
+    _install(tmp_path, mc_plugin, box.home)
     env = {**box.env, "PATH": NO_UVX_PATH}
     task_dir = box.root / "active" / "offline-flow"
     with FakeAnthropicAPI(["Created."]) as api:

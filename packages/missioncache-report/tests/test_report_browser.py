@@ -11,15 +11,14 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from missioncache_harness import browser, report_demo
+import report_kit
 
 PALETTE_FIRST, PALETTE_SECOND = (0x2F, 0x7E, 0xD8), (0xF2, 0x8F, 0x43)
 
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    found = browser.find_chromium()
+    found = report_kit.find_chromium()
     if found is None:
         if os.environ.get("CI"):
             pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
@@ -29,7 +28,7 @@ def chromium() -> str:
 
 @pytest.fixture
 def page(tmp_path, mc_plugin):
-    _env, page = report_demo.build(tmp_path, mc_plugin)
+    _env, page = report_kit.build(tmp_path, mc_plugin)
     return page
 
 
@@ -40,16 +39,15 @@ def test_report_renders_offline_with_chart_and_every_task(chromium, page, tmp_pa
     )
     assert "https://" not in html and "<script" not in html and "<link" not in html
 
-    dom = browser.dump_dom(chromium, page)
-    for name in report_demo.WEEK:
+    dom = report_kit.dump_dom(chromium, page)
+    for name in report_kit.WEEK:
         assert name in dom
     assert "MissionCache time report" in dom and "total time" in dom
 
     png = tmp_path / "report.png"
-    browser.screenshot(chromium, png=png, page=page)
-    width, height, _rows = browser.read_png(png)
+    report_kit.screenshot(chromium, png=png, page=page)
+    width, height, colors = report_kit.pixel_colors(png)
     assert (width, height) == (900, 640)
-    colors = browser.pixel_colors(png)
     total = width * height
     white = colors.get((255, 255, 255), 0)
     assert white < total * 0.95, "the screenshot is (almost) blank"
@@ -63,6 +61,6 @@ def test_blank_page_is_caught(chromium, tmp_path):
     empty = tmp_path / "empty.html"
     empty.write_text("<!DOCTYPE html><html><body></body></html>")
     png = tmp_path / "empty.png"
-    browser.screenshot(chromium, empty, png)
-    colors = browser.pixel_colors(png)
+    report_kit.screenshot(chromium, empty, png)
+    _width, _height, colors = report_kit.pixel_colors(png)
     assert colors.get((255, 255, 255), 0) == sum(colors.values())

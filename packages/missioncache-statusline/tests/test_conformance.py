@@ -20,12 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
+from statusline_kit import Terminal, run_status_line, tmux_available
 
 from missioncache_harness import payloads
 from missioncache_harness.claude_cli import claude_version, requires_claude
 from missioncache_harness.fake_api import FakeAnthropicAPI
-from missioncache_harness.interactive import Terminal, prepare_home, tmux_available
-from missioncache_harness.statusline_sim import run_status_line
 from missioncache_harness.workspace import McEnv, create_task, python3
 
 DATA = Path(__file__).resolve().parents[3] / "harness" / "tests" / "data"
@@ -94,13 +93,10 @@ def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, mc_plug
     )
     assert installed.returncode == 0, installed.stderr
     command = json.loads(settings.read_text())["statusLine"]["command"]
-    prepare_home(home, work)
 
     with (
         FakeAnthropicAPI() as api,
-        Terminal(
-            home, work, base_url=api.base_url, env_extra={"MISSIONCACHE_ROOT": str(data)}
-        ) as terminal,
+        Terminal(home, work, api, {"MISSIONCACHE_ROOT": str(data)}) as terminal,
     ):
         terminal.wait_for(lambda s: "◆ demo-task [2/4]" in s, timeout=90)
         terminal.type("hello there")

@@ -6,8 +6,7 @@ and CLAUDE_PROJECT_DIR but no CLAUDE_PLUGIN_ROOT."""
 from __future__ import annotations
 
 import pytest
-
-from missioncache_harness.statusline_sim import run_status_line, strip_ansi
+from statusline_kit import run_status_line, strip_ansi
 
 PAYLOAD = {"session_id": "s1", "cwd": "/x"}
 
