@@ -351,31 +351,56 @@ def apply_arguments(words: list[str]) -> dict:
 def cmd_apply(words: list[str]) -> list[str]:
     """The stdlib fallback for the two MCP tools (``update_context_file`` and
     ``update_tasks_file``) with their arguments (see ``apply_arguments``): the same
-    checks, locks and reports, no server needed."""
+    checks, locks and reports, no server needed. Each file is written on its own, so a
+    failure of one is reported beside the other's outcome: a single error line would
+    hide a save that landed (and a retry would write it twice)."""
     from missioncache_pm import edits
     from missioncache_pm.errors import PmError
 
     args = apply_arguments(words)
     if not ({"context_file", "tasks_file"} & set(args)):
         raise PmError("apply needs --context-file and/or --tasks-file")
-    out = []
+    steps = []
     if "context_file" in args:
-        out.append(
-            edits.update_context_file(
-                args["context_file"], args.get("recent_change"), args.get("next_steps")
+        steps.append(
+            (
+                "context",
+                lambda: edits.update_context_file(
+                    args["context_file"], args.get("recent_change"), args.get("next_steps")
+                ),
             )
         )
     if "tasks_file" in args:
-        out.append(
-            edits.update_tasks_file(
-                args["tasks_file"],
-                args.get("completed_tasks"),
-                args.get("new_tasks"),
-                args.get("remaining_summary"),
-                args.get("notes"),
+        steps.append(
+            (
+                "tasks",
+                lambda: edits.update_tasks_file(
+                    args["tasks_file"],
+                    args.get("completed_tasks"),
+                    args.get("new_tasks"),
+                    args.get("remaining_summary"),
+                    args.get("notes"),
+                ),
             )
         )
-    return ["MISSIONCACHE: saved.", *out]
+    if len(steps) == 1:
+        return ["MISSIONCACHE: saved.", steps[0][1]()]  # a failure is main's one error line
+    out, failed = [], []
+    for kind, step in steps:
+        try:
+            out.append(step())
+        except Exception as error:
+            failed.append(kind)
+            out.append(f"The {kind} file was NOT saved: {_sentence(error)}")
+    if not failed:
+        return ["MISSIONCACHE: saved.", *out]
+    if len(failed) == len(steps):
+        return ["MISSIONCACHE ERROR: nothing was saved.", *out]
+    return [
+        f"MISSIONCACHE: only partly saved; the {failed[0]} file was NOT saved (see below);"
+        " fix the cause and apply that part again, not the part that was saved.",
+        *out,
+    ]
 
 
 COMMANDS = {"load": cmd_load, "save": cmd_save, "new": cmd_new, "apply": cmd_apply}
