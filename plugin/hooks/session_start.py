@@ -207,6 +207,10 @@ def report(task, db, ident, source) -> None:
     if error is not None:
         message += f"; {error[0]}"
         parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
+    from missioncache_state.summary_failure import take_summary_note  # PostCompact's, auto
+
+    lost_summary = take_summary_note()
+    message += f"; {lost_summary}" if lost_summary else ""
     context = fit(parts, CONTEXT_BUDGET)
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 

@@ -411,3 +411,15 @@ def test_apply_says_nothing_was_saved_when_both_files_fail(world, demo, tmp_path
     assert lines[0] == "MISSIONCACHE ERROR: nothing was saved."
     assert lines[1].startswith("The context file was NOT saved: Refusing to edit")
     assert lines[2].startswith("The tasks file was NOT saved: Refusing to edit")
+
+
+def test_load_reports_and_clears_a_lost_compaction_summary(world, demo):
+    from missioncache_state.summary_failure import record_summary_failure
+
+    record_summary_failure("demo", "No space left on device", "2026-12-01 10:00")
+    out = run_slash(world, "load", "demo")
+    assert (
+        "WARNING: MissionCache could not keep the compaction summary of task demo at"
+        " 2026-12-01 10:00 (No space left on device); run /missioncache:save" in out
+    )
+    assert "could not keep" not in run_slash(world, "load", "demo")

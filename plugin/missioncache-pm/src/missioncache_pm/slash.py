@@ -168,6 +168,7 @@ def _fallback_line() -> str:
 def cmd_load(words: list[str]) -> list[str]:
     from missioncache_pm import taskinfo
     from missioncache_pm.pending import take_precompact_error
+    from missioncache_state.summary_failure import take_summary_note
 
     sid = _session_from_env()
     name = " ".join(words).strip()
@@ -185,6 +186,9 @@ def cmd_load(words: list[str]) -> list[str]:
     failure = take_precompact_error()
     if failure:
         out += [f"WARNING: {failure}", ""]
+    lost_summary = take_summary_note()
+    if lost_summary:
+        out += [f"WARNING: {lost_summary}.", ""]
     out += [*mcp_notice(), task_instructions(), ""]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
