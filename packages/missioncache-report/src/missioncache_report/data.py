@@ -28,8 +28,8 @@ class TaskRow:
     name: str
     status: str
     seconds: int = 0
-    claude: int | None = None
-    you: int | None = None
+    claude: int = 0
+    you: int = 0
     sessions: int = 0
     compactions: int | None = None
     done: int = 0
@@ -43,8 +43,8 @@ class DayRow:
     task: str
     seconds: int
     sessions: int
-    claude: int | None = None
-    you: int | None = None
+    claude: int = 0
+    you: int = 0
 
 
 @dataclass
@@ -59,9 +59,6 @@ class Report:
     @property
     def seconds(self) -> int:
         return sum(t.seconds for t in self.tasks)
-
-    def split_known(self) -> bool:
-        return bool(self.tasks) and all(t.claude is not None for t in self.tasks)
 
 
 def period_start(period: str, now: float) -> float | None:
@@ -129,11 +126,11 @@ def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
     if not days:
         return
     for name, whole in (("claude", found.claude), ("you", found.you)):
-        most = max(days, key=lambda day: getattr(day, name) or 0)
-        missing = whole - sum(getattr(day, name) or 0 for day in days)
-        setattr(most, name, max(0, (getattr(most, name) or 0) + missing))
+        most = max(days, key=lambda day: getattr(day, name))
+        missing = whole - sum(getattr(day, name) for day in days)
+        setattr(most, name, max(0, getattr(most, name) + missing))
     for day in days:
-        day.seconds = (day.claude or 0) + (day.you or 0)
+        day.seconds = day.claude + day.you
 
 
 def last_activity(db: TaskDB, task: Task) -> str | None:
@@ -179,7 +176,7 @@ def _active_days(db: TaskDB, task_id: int, since: float | None, now: float) -> s
 def _days_between(first: float, last: float) -> list[str]:
     """The local days from the one holding ``first`` to the one holding ``last``, stepped
     by calendar day at noon (a DST day is 23 or 25 hours long)."""
-    out = []
+    out: list[str] = []
     year, month, mday = time.localtime(first)[:3]
     while True:
         noon = time.mktime((year, month, mday + len(out), 12, 0, 0, 0, 0, -1))
@@ -202,10 +199,9 @@ def _day_split(db: TaskDB, task_id: int, day: str, now: float) -> Any:
 
 
 def compactions(task: Task, since: float | None) -> int | None:
-    try:
-        from missioncache_db.compactions import compaction_count
-    except ImportError:
-        return None
+    """Compactions in the period; None when the records cannot be read (shown as -)."""
+    from missioncache_db.compactions import compaction_count
+
     try:
         return int(compaction_count(task, since_epoch=since))
     except Exception:

@@ -120,7 +120,8 @@ def write(path: Any, transform: Callable[[str], str]) -> Written:
     text landed (an editor's simultaneous save went to the replaced version and is kept
     in the history), so it is a warning on a done write, not a failure: a failure report
     would tell the user the update was lost and invite a retry that writes it twice."""
-    from missioncache_context import SaveDivertedError, update_file
+    from missioncache_context import update_file
+    from missioncache_context.update import SaveDivertedError
     from missioncache_pm.errors import diverted
 
     texts: list[str] = []
@@ -133,7 +134,7 @@ def write(path: Any, transform: Callable[[str], str]) -> Written:
         result = update_file(path, keep, timeout=LOCK_TIMEOUT)
     except SaveDivertedError as error:
         return Written(error.file, True, texts[-1], f"WARNING: {diverted(error)}.")
-    return Written(result.path, result.changed, result.after, "")
+    return Written(str(result.path), result.changed, result.after, "")
 
 
 # -- update_tasks_file ----------------------------------------------------------------------

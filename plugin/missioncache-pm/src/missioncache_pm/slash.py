@@ -30,7 +30,7 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
 
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -364,7 +364,7 @@ def cmd_apply(words: list[str]) -> list[str]:
     args = apply_arguments(words)
     if not ({"context_file", "tasks_file"} & set(args)):
         raise PmError("apply needs --context-file and/or --tasks-file")
-    steps = []
+    steps: list[tuple[str, Callable[[], str]]] = []
     if "context_file" in args:
         steps.append(
             (
