@@ -280,7 +280,10 @@ def test_a_vanished_task_folder_is_said_in_plain_words_with_the_ways_out(world, 
 
         write_session_binding(world.sid, "demo", demo.id)
     out = run_slash(world, *args)
-    assert out.startswith("MISSIONCACHE PROBLEM: the folder of task demo is gone")
+    assert out.startswith(f"MISSIONCACHE PROBLEM: task demo: its folder {demo.directory_path}")
+    assert out.splitlines()[0].endswith(
+        "is gone (deleted or moved). Nothing can be loaded or saved there. Ways out:"
+    )
     for way in ("/missioncache:new demo", "recreate demo", "close demo", "delete demo --yes"):
         assert way in out
     assert "Errno" not in out and "FileNotFoundError" not in out

@@ -19,3 +19,14 @@ def columns(report: Report) -> list:
         ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
         ("last activity", lambda t: t.last_activity or "-"),
     ]
+
+
+def totals(report: Report) -> dict[str, str]:
+    """The total row's cells by column header (blank where a column has no total)."""
+    return {
+        "task": "total",
+        "total": format_duration(report.seconds),
+        "Claude": format_duration(sum(t.claude for t in report.tasks)),
+        "you": format_duration(sum(t.you for t in report.tasks)),
+        "sessions": str(sum(t.sessions for t in report.tasks)),
+    }

@@ -138,7 +138,7 @@ def chart(report: Report) -> str:
 
 def table(report: Report) -> str:
     """Per-task totals, with the same columns as the text report, and a total row."""
-    from missioncache_report.columns import columns
+    from missioncache_report.columns import columns, totals
 
     colors = _colors(report)
     table_columns = columns(report)
@@ -163,10 +163,7 @@ def table(report: Report) -> str:
         rows.append(f"<tr>{''.join(cells)}</tr>")
     if not rows:
         return ""
-    total = {"task": "total", "total": format_duration(report.seconds)}
-    total["sessions"] = str(sum(t.sessions for t in report.tasks))
-    total["Claude"] = format_duration(sum(t.claude for t in report.tasks))
-    total["you"] = format_duration(sum(t.you for t in report.tasks))
+    total = totals(report)
     foot = "".join(f"<td>{escape(total.get(name, ''))}</td>" for name, _ in table_columns)
     return (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"

@@ -104,28 +104,29 @@ def _task_for_session(db: TaskDB, sid: str | None) -> Task | None:
 def launcher() -> str:
     """The ``missioncache`` command by its full path (the plugin's ``bin/missioncache``),
     else the ``missioncache-db`` console script of a development install."""
+    from missioncache_hookio.guide import launcher_command
+
     here = os.path.dirname(os.path.abspath(__file__))  # <plugin>/missioncache-pm/src/...
     plugin = os.path.dirname(os.path.dirname(os.path.dirname(here)))
-    path = os.path.join(plugin, "bin", "missioncache")
-    if not os.path.isfile(path):
+    if not os.path.isfile(os.path.join(plugin, "bin", "missioncache")):
         return "missioncache-db"
-    return f'"{path}"' if " " in path else path
+    return launcher_command(plugin)
 
 
 def folder_gone(task: Task) -> list[str]:
-    """The way out when a task's folder was deleted or moved: nothing can be read or saved
-    there, and a raw FileNotFoundError helps nobody."""
+    """The way out when a task's folder was deleted or moved: nothing can be loaded or
+    saved there, and a raw FileNotFoundError helps nobody."""
+    from missioncache_db.tasks import folder_gone as gone
+    from missioncache_db.tasks import folder_ways_out
+
     name = task.full_path.split("/", 1)[-1]
-    cmd = launcher()
     return [
-        f"MISSIONCACHE PROBLEM: the folder of task {name} is gone (deleted or moved):"
-        f" {task.directory_path}. Nothing can be loaded or saved there. Ways out:",
+        f"MISSIONCACHE PROBLEM: task {name}: {gone(task)}. Nothing can be loaded or saved"
+        " there. Ways out:",
         f"- `/missioncache:new {name}` recreates its context and tasks files from the"
-        " templates (its recorded time is kept); so does `" + cmd + f" recreate {name}` in a"
-        " terminal;",
+        " templates (its recorded time is kept);",
         f"- if it was moved, move it back to {task.directory_path};",
-        f"- `{cmd} close {name}` stops tracking it; `{cmd} delete {name} --yes` forgets it"
-        " and its recorded time.",
+        f"- in a terminal: {folder_ways_out(name, launcher())}.",
     ]
 
 

@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict
 
 from missioncache_db.durations import format_duration
-from missioncache_report.columns import columns
+from missioncache_report.columns import columns, totals
 from missioncache_report.data import Report
 
 FORMATS = ("text", "csv", "json", "html")
@@ -40,11 +40,8 @@ def text(report: Report) -> str:
         return "\n".join([*lines, "No time recorded in this period.", ""])
     shown = columns(report)
     rows = [[cell(t) for _, cell in shown] for t in report.tasks]
-    totals = {"task": "total", "total": format_duration(report.seconds)}
-    totals["sessions"] = str(sum(t.sessions for t in report.tasks))
-    totals["Claude"] = format_duration(sum(t.claude for t in report.tasks))
-    totals["you"] = format_duration(sum(t.you for t in report.tasks))
-    total_row = [totals.get(name, "") for name, _ in shown]
+    total = totals(report)
+    total_row = [total.get(name, "") for name, _ in shown]
     lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
     header = ["day", "task", "time", "Claude", "you", "sessions"]
