@@ -4,8 +4,9 @@ of the session with the task, so tomorrow's session and ``/missioncache:load`` s
 
 Claude Code passes ``compact_summary``, the model's raw reply (``<analysis>`` included);
 ``missioncache_db.compactions`` keeps its ``<summary>`` part as one bounded record in the
-task's folder under the data root. It reads tasks.db (to find the task) but never writes
-it, so a busy database costs nothing but a short wait.
+task's folder under the data root. It finds the task from the session binding, reading
+tasks.db only when that does not answer, and never writes tasks.db, so a busy database
+costs nothing but a short wait.
 
 Prints nothing when the summary is kept: on manual /compact plain stdout becomes a dim
 line the human sees AND text the model receives in every later request, JSON is not
@@ -41,13 +42,9 @@ def main() -> None:
     if summary is None:
         return  # not a PostCompact payload we understand: nothing to keep
     ident = identity(payload)
-    from missioncache_db import open_if_set_up
+    from missioncache_db import find_task
 
-    db = open_if_set_up(BUSY_TIMEOUT)
-    if db is None:
-        return
-    with db:
-        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None:
         return
     from missioncache_db import record_compaction
