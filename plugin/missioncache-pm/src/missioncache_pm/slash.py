@@ -116,13 +116,12 @@ def launcher() -> str:
 def folder_gone(task: Task) -> list[str]:
     """The way out when a task's folder was deleted or moved: nothing can be loaded or
     saved there, and a raw FileNotFoundError helps nobody."""
-    from missioncache_db.tasks import folder_gone as gone
     from missioncache_db.tasks import folder_ways_out
 
     name = task.full_path.split("/", 1)[-1]
     return [
-        f"MISSIONCACHE PROBLEM: task {name}: {gone(task)}. Nothing can be loaded or saved"
-        " there. Ways out:",
+        f"MISSIONCACHE PROBLEM: the folder of task {name} is gone (deleted or moved):"
+        f" {task.directory_path}. Nothing can be loaded or saved there. Ways out:",
         f"- `/missioncache:new {name}` recreates its context and tasks files from the"
         " templates (its recorded time is kept);",
         f"- if it was moved, move it back to {task.directory_path};",
