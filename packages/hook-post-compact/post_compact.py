@@ -4,14 +4,17 @@ of the session with the task, so tomorrow's session and ``/missioncache:load`` s
 
 Claude Code passes ``compact_summary``, the model's raw reply (``<analysis>`` included);
 ``missioncache_db.compactions`` keeps its ``<summary>`` part as one bounded record in the
-task's folder under the data root. It reads tasks.db (to find the task) but never writes
-it, so a busy database costs nothing but a short wait.
+task's folder under the data root. It finds the task from the session binding, reading
+tasks.db only when that does not answer, and never writes tasks.db, so a busy database
+costs nothing but a short wait.
 
-Prints NOTHING: on manual /compact plain stdout becomes a dim line the human sees AND
-text the model receives in every later request, JSON is not interpreted, and
-``hookSpecificOutput`` is reported as a failure (contract 11.4). A failure is one
-breadcrumb on stderr, exit 0: the compaction has already happened and must not be
-disturbed. See docs/compactions.md.
+Prints nothing when the summary is kept: on manual /compact plain stdout becomes a dim
+line the human sees AND text the model receives in every later request, JSON is not
+interpreted, and ``hookSpecificOutput`` is reported as a failure (contract 11.4). When it
+cannot be kept (full disk, read-only data root) the human is told in one line what to do:
+on that dim line after a manual /compact, by the next SessionStart after an auto one
+(missioncache_state.summary_failure); plus a breadcrumb on stderr, exit 0 (the compaction
+has already happened and must not be disturbed). See docs/compactions.md.
 """
 
 from __future__ import annotations
@@ -39,23 +42,34 @@ def main() -> None:
     if summary is None:
         return  # not a PostCompact payload we understand: nothing to keep
     ident = identity(payload)
-    from missioncache_db import open_if_set_up
+    from missioncache_db import find_task
 
-    db = open_if_set_up(BUSY_TIMEOUT)
-    if db is None:
-        return
-    with db:
-        task = db.find_task_for_cwd(ident.cwd, ident.session_id)
+    task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None:
         return
     from missioncache_db import record_compaction
 
+    trigger = text_field(payload, "trigger")
     try:
-        record_compaction(task, summary, text_field(payload, "trigger"), ident.session_id)
+        record_compaction(task, summary, trigger, ident.session_id)
     except (OSError, ValueError) as error:  # full disk, read-only data root, unsafe path
-        from missioncache_hookio.output import breadcrumb
+        tell_the_human(task.name, str(error), trigger)
 
-        breadcrumb(f"compaction summary of {task.name} not saved: {error}")
+
+def tell_the_human(task_name: str, error: str, trigger: str | None) -> None:
+    """A lost summary must reach the person, not only the log. After a manual /compact our
+    stdout is a line they see (the model reads it too, and may act on it); after an auto
+    compaction it reaches nobody, so the note waits for the next SessionStart."""
+    from missioncache_hookio.output import breadcrumb, emit
+    from missioncache_state.summary_failure import record_summary_failure, summary_note
+
+    breadcrumb(f"compaction summary of {task_name} not saved: {error}")
+    if trigger == "manual":
+        emit(summary_note(task_name, error) + ".")
+        return
+    from missioncache_context import format_when
+
+    record_summary_failure(task_name, error, format_when())
 
 
 if __name__ == "__main__":

@@ -158,10 +158,12 @@ def folder_gone_note(task) -> str:
     say so, with the ways out, to the human and to Claude."""
     if os.path.isdir(task.directory_path):
         return ""
+    from missioncache_db.tasks import folder_gone
+
     name = task.full_path.split("/", 1)[-1]
     return (
-        f"its folder {task.directory_path} is gone (deleted or moved): run"
-        f" /missioncache:new {name} to recreate its files, or {launcher_command()} close {name}"
+        f"{folder_gone(task)}: run /missioncache:new {name} to recreate its files, or"
+        f" {launcher_command()} close {name}"
     )
 
 
@@ -207,6 +209,10 @@ def report(task, db, ident, source) -> None:
     if error is not None:
         message += f"; {error[0]}"
         parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
+    from missioncache_state.summary_failure import take_summary_note  # PostCompact's, auto
+
+    lost_summary = take_summary_note()
+    message += f"; {lost_summary}" if lost_summary else ""
     context = fit(parts, CONTEXT_BUDGET)
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 
@@ -274,9 +280,9 @@ def track(db, ident, source) -> None:
 
 def launcher_command() -> str:
     """The plugin's ``missioncache`` command by its full path (no PYTHONPATH needed)."""
-    plugin_root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    path = os.path.join(plugin_root, "bin", "missioncache")
-    return f'"{path}"' if " " in path else path
+    from missioncache_hookio.guide import launcher_command as command
+
+    return command(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
 def warn_broken_database(reason: str, session_id) -> None:

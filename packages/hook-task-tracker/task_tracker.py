@@ -83,11 +83,13 @@ def main() -> None:
     task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None:
         return
-    from missioncache_context import divergent_tasks, read_head
+    from missioncache_context import divergent_tasks, read_ends, read_head
 
     tasks_file = task.tasks_path
-    try:  # the head only: a 50 MB file must not cost every prompt its whole size
-        numbers = divergent_tasks(read_head(task.context_path), read_head(tasks_file))
+    try:  # bounded: a 50 MB file must not cost every prompt its whole size. The context
+        # file's findings are near its top; the tasks file's new items at its bottom.
+        context = read_head(task.context_path)
+        numbers = divergent_tasks(context, *read_ends(tasks_file))
     except (OSError, ValueError):
         return  # a missing, special or non-UTF-8 file: nothing we can compare
     key = ident.session_id or f"task-{task.id}"

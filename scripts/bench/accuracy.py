@@ -12,6 +12,9 @@ The clock: each hook process (and the heartbeat child it starts) runs under libf
 product is unchanged and a week replays in about a minute. Without libfaketime the part is
 skipped with a note.
 
+A hook that crashes or fails (anything on its stderr) stops the part with exit status 1
+and the hook's stderr: the ``|| true`` of the hooks.json command hides it otherwise.
+
 Figures: the new model (``time_split``, from turns) and the heartbeat-only model (the
 ``sessions`` table, the old rule), each against the truth, for the week and for each day
 (``--period today`` queried at the day's last second, so the session across midnight counts
@@ -104,8 +107,7 @@ class Replay:
             capture_output=True,
             timeout=spec.timeout + 30,
         )
-        if done.returncode != 0:
-            raise RuntimeError(f"{script} failed: {done.stderr.decode()[:300]}")
+        _fail_loudly_on_stderr(script, event, done)
         if script == "activity_tracker.py":
             self.home.wait_children_gone(timeout=20)
 
@@ -122,6 +124,20 @@ class Replay:
         if done.returncode != 0:
             raise RuntimeError(f"time query failed: {done.stderr[:500]}")
         return json.loads(done.stdout)
+
+
+def _fail_loudly_on_stderr(script: str, event: Event, done: subprocess.CompletedProcess) -> None:
+    """Stop the benchmark when a hook crashed or failed. The hooks.json command ends in
+    ``|| true`` and a hook turns any failure into a breadcrumb on stderr and exit 0, so the
+    exit status says nothing: a crashed hook would only show as a wrong figure. In this
+    replay every hook must be silent on stderr."""
+    stderr = done.stderr.decode("utf-8", "replace").strip()
+    if done.returncode != 0 or stderr:
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(event.epoch))
+        raise SystemExit(
+            f"[accuracy] {script} failed on the {event.kind} event at {when} (exit"
+            f" {done.returncode}); its stderr:\n{stderr[-4000:]}"
+        )
 
 
 def _error(value: float, expected: float) -> float:

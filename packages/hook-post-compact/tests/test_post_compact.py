@@ -102,11 +102,35 @@ def test_hostile_session_id_is_never_stored_or_used_as_a_name(post, mc_task_dir,
     assert record["session_id"] is None
 
 
-def test_unwritable_task_folder_is_one_breadcrumb(post, mc_task_dir):
+LOST = "MissionCache could not keep the compaction summary of task demo-task"
+TODO = "run /missioncache:save so the context file says where the work stands"
+
+
+def test_a_summary_lost_on_manual_compact_is_one_line_the_human_sees(post, mc_task_dir):
+    """It used to be a breadcrumb only, in a log nobody reads: the summary was gone from
+    the task and nobody knew to save the context by hand."""
     (mc_task_dir / ".compactions").write_text("a file where the folder should be")
-    done = post()
+    done = post(trigger="manual")
+    assert done.rc == 0
+    [line] = done.stdout.splitlines()
+    assert line.startswith(LOST + " (") and line.endswith(TODO + ".")
+    assert done.stderr.startswith("missioncache: compaction summary of demo-task not saved")
+
+
+def test_a_summary_lost_on_auto_compact_is_told_by_the_next_session_start(
+    post, mc_hook, mc_task_dir, mc_repo
+):
+    """Auto compaction shows PostCompact's output to nobody, and SessionStart(compact)
+    ran before it: the next SessionStart tells the human, once."""
+    (mc_task_dir / ".compactions").write_text("a file where the folder should be")
+    done = post(trigger="auto")
     assert done.stdout == ""
     assert done.stderr.startswith("missioncache: compaction summary of demo-task not saved")
+    start = {"session_id": SID, "hook_event_name": "SessionStart", "source": "resume"}
+    first = mc_hook(start, script="session_start.py").json["systemMessage"]
+    assert LOST + " at " in first and first.endswith(TODO)
+    again = mc_hook(start, script="session_start.py").json["systemMessage"]
+    assert LOST not in again
 
 
 def test_a_locked_database_only_delays(post, mc_task_dir, mc_env):

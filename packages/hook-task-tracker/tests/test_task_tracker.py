@@ -163,3 +163,25 @@ def test_bad_stdin_is_silent(mc_hook, files, raw):
 def test_mistyped_fields_are_silent(mc_hook, files, fields):
     files("### Task 1")
     assert mc_hook({"session_id": SID, "prompt": "work", **fields}).silent()
+
+
+def test_new_items_at_the_bottom_of_a_tasks_file_over_1_mib_are_seen(prompt, files):
+    """Items are appended at the bottom; only the first 1 MiB used to be read, so on a
+    large file a new item with findings never got its reminder."""
+    done = "".join(
+        f"- [x] {n}. finished long ago, with a long description\n" for n in range(5, 40_000)
+    )
+    big = TASKS + done + "```\n- [ ] 90001. a fenced example, not an item\n" + "x\n" * 10
+    big += "```\n- [ ] 90002. new at the bottom\n"
+    assert len(big.encode()) > 2 * (1 << 20)
+    files("### Task 1", "### Task 90001", "### Task 90002", tasks_text=big)
+    assert ": 1, 90002." in prompt()
+
+
+def test_a_fence_open_at_the_head_cut_does_not_hide_the_tail(prompt, files):
+    """The fence open where the head is cut closes in the unread middle: the tail is
+    parsed on its own, so it is not taken for fenced text."""
+    fenced = "```\n" + "example line inside a fence\n" * 50_000 + "```\n"  # past 1 MiB
+    tail = "filler\n" * 200_000 + "- [ ] 777. appended later\n"
+    files("### Task 777", tasks_text=TASKS + fenced + tail)
+    assert ": 777." in prompt()

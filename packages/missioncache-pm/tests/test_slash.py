@@ -377,3 +377,49 @@ def test_apply_with_options_is_what_claude_runs(world, demo):
     assert "- Fixed the parser" in context and "- Ship\n- Tell the team\n" in context
     assert "- [x] 1. Parse" in demo.tasks_file.read_text()
     assert "- [ ] 3. Write docs" in demo.tasks_file.read_text()
+
+
+def test_apply_tells_both_outcomes_when_only_the_tasks_file_fails(world, demo):
+    """The context entry landed but the tasks file is not UTF-8: the user used to see
+    only the tasks error, and believed (and Claude retried) the context save too."""
+    demo.tasks_file.write_bytes(b"# Demo - Tasks\n\n- [ ] 1. Pars\xe9\n")
+    out = run_slash(
+        world,
+        "apply",
+        *("--context-file", str(demo.context_file), "--recent-change", "Fixed the parser"),
+        *("--tasks-file", str(demo.tasks_file), "--done", "1"),
+    )
+    lines = out.splitlines()
+    assert lines[0].startswith("MISSIONCACHE: only partly saved; the tasks file was NOT saved")
+    assert lines[1].startswith(f"Updated {demo.context_file}: added a Recent Changes entry")
+    assert lines[2].startswith("The tasks file was NOT saved: ")
+    assert "UTF-8" in lines[2]
+    assert "- Fixed the parser" in demo.context_file.read_text()
+    assert demo.tasks_file.read_bytes().endswith(b"Pars\xe9\n")
+
+
+def test_apply_says_nothing_was_saved_when_both_files_fail(world, demo, tmp_path):
+    outside = tmp_path / "x-context.md"
+    outside.write_text("# mine\n")
+    out = run_slash(
+        world,
+        "apply",
+        *("--context-file", str(outside), "--recent-change", "x"),
+        *("--tasks-file", str(tmp_path / "x-tasks.md"), "--done", "1"),
+    )
+    lines = out.splitlines()
+    assert lines[0] == "MISSIONCACHE ERROR: nothing was saved."
+    assert lines[1].startswith("The context file was NOT saved: Refusing to edit")
+    assert lines[2].startswith("The tasks file was NOT saved: Refusing to edit")
+
+
+def test_load_reports_and_clears_a_lost_compaction_summary(world, demo):
+    from missioncache_state.summary_failure import record_summary_failure
+
+    record_summary_failure("demo", "No space left on device", "2026-12-01 10:00")
+    out = run_slash(world, "load", "demo")
+    assert (
+        "WARNING: MissionCache could not keep the compaction summary of task demo at"
+        " 2026-12-01 10:00 (No space left on device); run /missioncache:save" in out
+    )
+    assert "could not keep" not in run_slash(world, "load", "demo")

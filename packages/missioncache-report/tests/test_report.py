@@ -171,3 +171,62 @@ def test_compactions_in_the_period_are_counted(report, work, mc_task_dir):
     assert _row(report("--period", "week"), "demo-task")[7] == "2"
     data = json.loads(report("--period", "all", "--format", "json"))
     assert [t["compactions"] for t in data["tasks"] if t["name"] == "demo-task"] == [3]
+
+
+def _days_of(data: dict, name: str) -> dict:
+    return {d["day"]: d for d in data["days"] if d["task"] == name}
+
+
+@pytest.mark.parametrize(
+    ("start_hour", "minute", "seconds"),
+    [(23, 50, 1800), (17, 0, 7 * 3600 + 1200)],  # 23:50-00:20; a 7h20m turn to 00:20
+)
+def test_a_turn_across_midnight_gives_both_days_their_minutes(
+    report, mc_env, mc_task, mc_cli, start_hour, minute, seconds
+):
+    """The day after has no prompt of its own: its minutes used to be missing from the
+    per-day table (the days no longer added up to the task's total)."""
+    start = _local(2, start_hour) + minute * 60
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, start, [(seconds, 0)])
+    midnight = _local(1, 0)
+    data = json.loads(report("--period", "week", "--format", "json"))
+    days = _days_of(data, "demo-task")
+    before, after = (time.strftime("%Y-%m-%d", time.localtime(e)) for e in (start, midnight))
+    assert days[before]["seconds"] == int(midnight - start)
+    assert days[after]["seconds"] == int(start + seconds - midnight)
+    [task] = [t for t in data["tasks"] if t["name"] == "demo-task"]
+    assert sum(d["seconds"] for d in days.values()) == task["seconds"] == seconds
+    assert sum(d["claude"] for d in days.values()) == task["claude"] == seconds
+    total = f"demo-task: {mc_cli('time', 'demo-task', '--period', 'week').split(': ')[1]}"
+    assert total.startswith(f"demo-task: {_duration(seconds)} ")
+
+
+def test_the_report_total_is_the_sum_of_its_days_at_the_period_start(report, mc_env, mc_task):
+    """A turn from before the period into it: only its part inside the period counts,
+    on the period's first day, and the total says the same."""
+    start = _local(6, 0) - 600  # 23:50 the night before the week starts, to 00:20
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, start, [(1800, 0)])
+    data = json.loads(report("--period", "week", "--format", "json"))
+    days = _days_of(data, "demo-task")
+    assert [d["seconds"] for d in days.values()] == [1200]
+    assert data["seconds"] == 1200
+
+
+def _duration(seconds: int) -> str:
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours}h {minutes}m" if hours else f"{minutes}m"
+
+
+def test_days_of_fractional_seconds_still_add_up_to_the_total(report, mc_env, mc_task, mc_cli):
+    """Hooks record epochs with fractions: 600.4 s before midnight and 1200.4 s after
+    round to 600 + 1200 per day, but the period's 1800.8 s rounds to 1801."""
+    midnight = _local(1, 0)
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, midnight - 600.4, [(1800.8, 0)])
+    data = json.loads(report("--period", "week", "--format", "json"))
+    days = _days_of(data, "demo-task")
+    [task] = [t for t in data["tasks"] if t["name"] == "demo-task"]
+    assert task["seconds"] == 1801
+    assert sum(d["seconds"] for d in days.values()) == 1801
+    assert sum(d["claude"] for d in days.values()) == task["claude"]
+    assert sum(d["you"] for d in days.values()) == task["you"]
+    assert "demo-task: 30m" in mc_cli("time", "demo-task", "--period", "week")

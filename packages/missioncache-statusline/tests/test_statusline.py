@@ -249,7 +249,8 @@ def test_today_moves_when_work_arrives_only_in_the_spool(line, mc_env, mc_task, 
     assert "today 45m (Claude 45m, you 0s)" in line(env=plain)
 
 
-def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, mc_task_dir):
+def test_a_failure_shows_the_last_good_line_marked_stale(line, mc_env, mc_task, mc_task_dir):
+    """Without the mark the human took an old line (old time, old save) for current."""
     _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
     first = line(env={"NO_COLOR": "1"})
     assert first
@@ -261,7 +262,7 @@ def test_a_failure_shows_the_last_good_line(line, mc_env, mc_task, mc_task_dir):
         shown, imports = line(
             env={"NO_COLOR": "1", "PYTHONPROFILEIMPORTTIME": "1"}, with_stderr=True
         )
-        assert shown == first
+        assert shown == "(stale) " + first
         assert "sqlite3" in imports  # it did try tasks.db, and fell back
     finally:
         db.write_bytes(data)

@@ -183,6 +183,24 @@ def read_head(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> str:
     return _decode(target, data)[1]
 
 
+def read_ends(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> list[str]:
+    """A file that grows at the bottom (a tasks file: new items are appended), bounded:
+    ``[whole text]`` when it is at most ``2 * limit`` bytes, else ``[head, tail]`` of
+    ``limit`` bytes each, cut at whole lines. The two parts are parsed apart, because a
+    fence left open at the cut would otherwise hide the whole tail. Errors as
+    :func:`read_file`."""
+    from missioncache_state.files import read_ends as read_ends_bytes
+
+    target = os.fspath(path)
+    head, tail, skipped = read_ends_bytes(target, limit)
+    if not skipped:
+        return [_decode(target, head + tail)[1]]
+    head = head[: head.rfind(b"\n") + 1]
+    first_end = tail.find(b"\n")
+    tail = tail[first_end + 1 :] if first_end >= 0 else b""  # no whole line: nothing
+    return [_decode(target, head)[1], _decode(target, tail)[1]]
+
+
 def _snapshot(target: str) -> tuple[int, os.stat_result, bytes]:
     """(open descriptor, its stat, its bytes) of the file as it is now. The descriptor
     stays open across the replace: writes that still reach the replaced file afterwards

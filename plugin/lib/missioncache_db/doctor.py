@@ -139,18 +139,15 @@ def _set_aside(path: str) -> Finding:
 
 def folder_problem(task: Task, launcher: str) -> Finding | None:
     """A task whose folder or files are gone, with the ways out."""
+    from missioncache_db.tasks import folder_gone, folder_ways_out
+
     name = task.full_path.split("/", 1)[-1]
-    ways = (
-        f"`{launcher} recreate {name}` (new files from the templates), `{launcher} close"
-        f" {name}` (stop tracking it) or `{launcher} delete {name} --yes` (forget it and its"
-        " recorded time)"
-    )
     if not os.path.isdir(task.directory_path):
         return Finding(
             "problem",
             "task folder",
-            f"{name}: its folder {task.directory_path} is gone (deleted or moved)",
-            f"move it back, or run {ways}",
+            f"{name}: {folder_gone(task)}",
+            f"move it back, or run {folder_ways_out(name, launcher)}",
         )
     missing = [p for p in (task.context_path, task.tasks_path) if not os.path.isfile(p)]
     if missing:

@@ -7,26 +7,26 @@ from missioncache_db.durations import format_duration
 from missioncache_report.data import Report
 
 
-def optional_duration(seconds: float | None) -> str:
-    return "-" if seconds is None else format_duration(seconds)
-
-
 def columns(report: Report) -> list:
-    """(header, cell) pairs; the split and compaction columns only when this version of
-    tasks.db records them (a column of dashes tells the reader nothing)."""
-    columns = [("task", lambda t: t.name), ("total", lambda t: format_duration(t.seconds))]
-    if report.split_known():
-        columns += [
-            ("Claude", lambda t: optional_duration(t.claude)),
-            ("you", lambda t: optional_duration(t.you)),
-        ]
-    columns.append(("sessions", lambda t: str(t.sessions)))
-    if any(t.compactions is not None for t in report.tasks):
-        columns.append(
-            ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions))
-        )
-    columns += [
+    """(header, cell) pairs."""
+    return [
+        ("task", lambda t: t.name),
+        ("total", lambda t: format_duration(t.seconds)),
+        ("Claude", lambda t: format_duration(t.claude)),
+        ("you", lambda t: format_duration(t.you)),
+        ("sessions", lambda t: str(t.sessions)),
+        ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions)),
         ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
         ("last activity", lambda t: t.last_activity or "-"),
     ]
-    return columns
+
+
+def totals(report: Report) -> dict[str, str]:
+    """The total row's cells by column header (blank where a column has no total)."""
+    return {
+        "task": "total",
+        "total": format_duration(report.seconds),
+        "Claude": format_duration(sum(t.claude for t in report.tasks)),
+        "you": format_duration(sum(t.you for t in report.tasks)),
+        "sessions": str(sum(t.sessions for t in report.tasks)),
+    }

@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict
 
 from missioncache_db.durations import format_duration
-from missioncache_report.columns import columns, optional_duration
+from missioncache_report.columns import columns, totals
 from missioncache_report.data import Report
 
 FORMATS = ("text", "csv", "json", "html")
@@ -40,22 +40,18 @@ def text(report: Report) -> str:
         return "\n".join([*lines, "No time recorded in this period.", ""])
     shown = columns(report)
     rows = [[cell(t) for _, cell in shown] for t in report.tasks]
-    totals = {"task": "total", "total": format_duration(report.seconds)}
-    totals["sessions"] = str(sum(t.sessions for t in report.tasks))
-    if report.split_known():
-        totals["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
-        totals["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
-    total_row = [totals.get(name, "") for name, _ in shown]
+    total = totals(report)
+    total_row = [total.get(name, "") for name, _ in shown]
     lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
-    split = report.split_known()
-    header = ["day", "task", "time", *(["Claude", "you"] if split else []), "sessions"]
+    header = ["day", "task", "time", "Claude", "you", "sessions"]
     day_rows = [
         [
             d.day,
             d.task,
             format_duration(d.seconds),
-            *([optional_duration(d.claude), optional_duration(d.you)] if split else []),
+            format_duration(d.claude),
+            format_duration(d.you),
             str(d.sessions),
         ]
         for d in report.days
@@ -112,8 +108,8 @@ def csv_text(report: Report) -> str:
                 d.seconds,
                 f"{d.seconds / 3600:.2f}",
                 format_duration(d.seconds),
-                "" if d.claude is None else d.claude,
-                "" if d.you is None else d.you,
+                d.claude,
+                d.you,
                 d.sessions,
             ]
         )

@@ -137,9 +137,8 @@ def chart(report: Report) -> str:
 
 
 def table(report: Report) -> str:
-    """Per-task totals, with the same columns as the text report (the split and the
-    compaction count only where recorded), and a total row."""
-    from missioncache_report.columns import columns
+    """Per-task totals, with the same columns as the text report, and a total row."""
+    from missioncache_report.columns import columns, totals
 
     colors = _colors(report)
     table_columns = columns(report)
@@ -164,11 +163,7 @@ def table(report: Report) -> str:
         rows.append(f"<tr>{''.join(cells)}</tr>")
     if not rows:
         return ""
-    total = {"task": "total", "total": format_duration(report.seconds)}
-    total["sessions"] = str(sum(t.sessions for t in report.tasks))
-    if report.split_known():
-        total["Claude"] = format_duration(sum(t.claude or 0 for t in report.tasks))
-        total["you"] = format_duration(sum(t.you or 0 for t in report.tasks))
+    total = totals(report)
     foot = "".join(f"<td>{escape(total.get(name, ''))}</td>" for name, _ in table_columns)
     return (
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody>"
@@ -183,10 +178,9 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.tasks)), "work sessions"),
     ]
-    if report.split_known():
-        claude = sum(t.claude or 0 for t in report.tasks)
-        cards.insert(1, (format_duration(claude), "Claude working"))
-        cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
+    claude = sum(t.claude for t in report.tasks)
+    cards.insert(1, (format_duration(claude), "Claude working"))
+    cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
     card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)
     return (
         "<!DOCTYPE html>\n"

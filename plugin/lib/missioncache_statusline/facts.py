@@ -1,9 +1,5 @@
 """The slow path: what the status line shows about a session's task, from tasks.db and
 the task's files. Run only when the cache's signature (``line.signature``) changed.
-
-Two seams wait for other work and switch on by themselves when it lands:
-``time_today`` uses ``TaskDB.time_split`` (Claude/you split) when tasks.db offers it,
-and ``compactions_since`` uses ``missioncache_db.compactions.compaction_count``.
 """
 
 from __future__ import annotations
@@ -35,7 +31,7 @@ def task_facts(cwd: str, session_id: str) -> dict | None:
         if task is None:
             return None
         _fold_heartbeats(db)
-        total, claude, you = time_today(db, task.id)
+        total, claude, you = db.time_split(task.id, period="today")
         facts: dict[str, Any] = {
             "task_id": task.id,
             "name": task.name,
@@ -67,26 +63,11 @@ def _fold_heartbeats(db: TaskDB) -> None:
         pass
 
 
-def time_today(db: TaskDB, task_id: int) -> tuple:
-    """(total, claude, you) seconds today; claude and you are None until tasks.db can
-    split time (``TaskDB.time_split``, from the time-split work)."""
-    split = getattr(db, "time_split", None)
-    if split is not None:
-        try:
-            found = split(task_id, period="today")
-            return int(found.total), int(found.claude), int(found.you)
-        except Exception:
-            pass
-    return db.time_invested(task_id, "today"), None, None
-
-
 def compactions_since(task: Task, since_epoch: float | None) -> int | None:
-    """Compactions of the task since the context file was last saved, or None while
-    MissionCache does not record compactions (``missioncache_db.compactions``)."""
-    try:
-        from missioncache_db.compactions import compaction_count
-    except ImportError:
-        return None
+    """Compactions of the task since the context file was last saved; None when its
+    records cannot be read (the line then shows no mark rather than a wrong one)."""
+    from missioncache_db.compactions import compaction_count
+
     try:
         return int(compaction_count(task, since_epoch=since_epoch))
     except Exception:

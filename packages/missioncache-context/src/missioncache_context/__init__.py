@@ -119,6 +119,7 @@ _EXPORTS = {
     "update_file": "update",
     "read_file": "update",
     "read_head": "update",
+    "read_ends": "update",
     "UpdateResult": "update",
     "NotUtf8Error": "update",
     "FileChangedError": "update",

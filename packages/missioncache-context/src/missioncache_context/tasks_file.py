@@ -119,13 +119,20 @@ def pending_numbers(text: str) -> list[str]:
     return numbers
 
 
-def divergent_tasks(context_text: str, tasks_text: str) -> list[str]:
+def divergent_tasks(context_text: str, *tasks_texts: str) -> list[str]:
     """Task numbers with a ``### Task N`` heading in the context file whose item is still
-    unchecked in the tasks file (the task_tracker reminder), in tasks-file order."""
+    unchecked in the tasks file (the task_tracker reminder), in tasks-file order. The
+    tasks file may come in parts (``read_ends``: its head and its tail), parsed apart."""
     from .context_file import task_headings
 
     headed = set(task_headings(context_text))
-    return [number for number in pending_numbers(tasks_text) if number in headed]
+    numbers: list[str] = []
+    for text in tasks_texts:
+        for number in pending_numbers(text):
+            if number in headed:
+                headed.discard(number)  # named once, where it first appears
+                numbers.append(number)
+    return numbers
 
 
 # -- mark_done -----------------------------------------------------------------------------

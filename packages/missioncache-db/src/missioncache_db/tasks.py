@@ -173,6 +173,21 @@ def folder_missing(task: Task) -> bool:
     return not os.path.isdir(task.directory_path)
 
 
+def folder_gone(task: Task) -> str:
+    """``its folder PATH is gone (deleted or moved)``: one wording wherever it is told (the
+    doctor, SessionStart, the slash commands), so the user recognises it."""
+    return f"its folder {task.directory_path} is gone (deleted or moved)"
+
+
+def folder_ways_out(name: str, launcher: str) -> str:
+    """The terminal commands out of a gone folder, as one phrase."""
+    return (
+        f"`{launcher} recreate {name}` (new files from the templates), `{launcher} close"
+        f" {name}` (stop tracking it) or `{launcher} delete {name} --yes` (forget it and its"
+        " recorded time)"
+    )
+
+
 def stamp_worked_on(conn: sqlite3.Connection, task_id: int, text: str) -> None:
     """``last_worked_on`` only moves forward: a late (spooled) heartbeat never rewinds it."""
     conn.execute(

@@ -29,3 +29,12 @@ _INSTRUCTIONS = (
 def task_instructions() -> str:
     """The instructions, one paragraph of markdown (about 700 characters)."""
     return _INSTRUCTIONS
+
+
+def launcher_command(plugin_root: str) -> str:
+    """The plugin's ``missioncache`` command (``bin/missioncache``) by its full path, quoted
+    when it holds a blank: what the user pastes into a terminal, with no PYTHONPATH."""
+    import os
+
+    path = os.path.join(plugin_root, "bin", "missioncache")
+    return f'"{path}"' if " " in path else path

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
+    from missioncache_db.turns import TimeSplit
 
 PERIODS = ("today", "week", "month", "all")
+TURN_LIMIT = 2 * 86400  # seconds; the longest turn time_split assumes (docs/time.md, Periods)
 
 
 @dataclass
@@ -26,8 +28,8 @@ class TaskRow:
     name: str
     status: str
     seconds: int = 0
-    claude: int | None = None
-    you: int | None = None
+    claude: int = 0
+    you: int = 0
     sessions: int = 0
     compactions: int | None = None
     done: int = 0
@@ -41,8 +43,8 @@ class DayRow:
     task: str
     seconds: int
     sessions: int
-    claude: int | None = None
-    you: int | None = None
+    claude: int = 0
+    you: int = 0
 
 
 @dataclass
@@ -57,9 +59,6 @@ class Report:
     @property
     def seconds(self) -> int:
         return sum(t.seconds for t in self.tasks)
-
-    def split_known(self) -> bool:
-        return bool(self.tasks) and all(t.claude is not None for t in self.tasks)
 
 
 def period_start(period: str, now: float) -> float | None:
@@ -113,10 +112,25 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
             days.append(
                 DayRow(day, task.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
+    _add_rounding(days, found)
     row.last_activity = last_activity(db, task)
     row.compactions = compactions(task, since)
     row.done, row.total_items = progress(task)
     return row, days
+
+
+def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
+    """Each day is rounded to whole seconds on its own, the period once, so the days can
+    miss the total by a second or two; the difference goes to the day with the most of
+    that figure, and the days add up to what ``missioncache-db time`` says, exactly."""
+    if not days:
+        return
+    for name, whole in (("claude", found.claude), ("you", found.you)):
+        most = max(days, key=lambda day: getattr(day, name))
+        missing = whole - sum(getattr(day, name) for day in days)
+        setattr(most, name, max(0, getattr(most, name) + missing))
+    for day in days:
+        day.seconds = day.claude + day.you
 
 
 def last_activity(db: TaskDB, task: Task) -> str | None:
@@ -144,19 +158,32 @@ def _sessions_per_day(db: TaskDB, task_id: int, since: float | None) -> dict:
 
 
 def _active_days(db: TaskDB, task_id: int, since: float | None, now: float) -> set:
-    """Days that may hold time: each prompt's day, and the next day too when the prompt
-    came late enough for its turn (or the gap after it) to run past midnight."""
+    """Days that may hold time: every day from each prompt's to the one TURN_LIMIT later
+    (or today), since a turn, or the gap after it, can run into days that have no prompt
+    of their own (23:50 to 00:20; a long autonomous turn). A day without time is dropped
+    by the caller, so a generous bound costs a little work, never a wrong figure."""
     sql = "SELECT epoch FROM heartbeats WHERE task_id = ? AND epoch IS NOT NULL"
     params: tuple = (task_id,)
     if since is not None:
         sql += " AND epoch >= ?"
-        params += (since - 86400,)
-    days = set()
+        params += (since - TURN_LIMIT,)
+    days: set = set()
     for (epoch,) in db.conn.execute(sql, params):
-        for moment in (epoch, min(epoch + 6 * 3600, now)):
-            if since is None or moment >= since:
-                days.add(_day(moment))
+        days.update(_days_between(max(epoch, since or epoch), min(epoch + TURN_LIMIT, now)))
     return days
+
+
+def _days_between(first: float, last: float) -> list[str]:
+    """The local days from the one holding ``first`` to the one holding ``last``, stepped
+    by calendar day at noon (a DST day is 23 or 25 hours long)."""
+    out: list[str] = []
+    year, month, mday = time.localtime(first)[:3]
+    while True:
+        noon = time.mktime((year, month, mday + len(out), 12, 0, 0, 0, 0, -1))
+        day = _day(noon)
+        if day > _day(last):
+            return out
+        out.append(day)
 
 
 def _day_split(db: TaskDB, task_id: int, day: str, now: float) -> Any:
@@ -172,10 +199,9 @@ def _day_split(db: TaskDB, task_id: int, day: str, now: float) -> Any:
 
 
 def compactions(task: Task, since: float | None) -> int | None:
-    try:
-        from missioncache_db.compactions import compaction_count
-    except ImportError:
-        return None
+    """Compactions in the period; None when the records cannot be read (shown as -)."""
+    from missioncache_db.compactions import compaction_count
+
     try:
         return int(compaction_count(task, since_epoch=since))
     except Exception:

@@ -120,6 +120,24 @@ def read_head(path: StrPath, limit: int) -> tuple[bytes, bool]:
     return data, True
 
 
+def read_ends(path: StrPath, limit: int) -> tuple[bytes, bytes, bool]:
+    """(first ``limit`` bytes, last ``limit`` bytes after them, whether bytes were skipped
+    between the two) of a regular file. For a file that grows at the bottom (tasks appended
+    to a checklist): its format is at the top, its newest lines at the end, and a reader
+    must see both without paying for the middle of a 50 MB file."""
+    fd = open_regular(path)
+    try:
+        head = read_fd(fd, limit)
+        size = os.fstat(fd).st_size
+        if size <= len(head):
+            return head, b"", False
+        start = max(len(head), size - limit)
+        os.lseek(fd, start, os.SEEK_SET)
+        return head, read_fd(fd, limit), start > len(head)
+    finally:
+        os.close(fd)
+
+
 def _read_past(path: StrPath, limit: int) -> bytes:
     """At most ``limit + 1`` bytes of a regular file: one byte more than allowed tells a
     file that is exactly ``limit`` long from a longer one."""

@@ -11,7 +11,7 @@ whose signature matches opens no database and parses no markdown; it only counts
 transcript bytes appended since the last run, for the edit count.
 
 Never breaks the user's screen: a session without a task prints nothing of ours, and any
-failure prints the last good line (or nothing); the caller always exits 0.
+failure prints the last good line marked ``(stale)`` (or nothing); the caller always exits 0.
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ CACHE_KEEP_DAYS = 14
 # keeping the first runs after a prompt on the cheap path.
 DB_GRACE_SECONDS = 60.0
 _DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
+# Put before the last good line when this run failed: its figures are from an earlier run,
+# and without a mark the human would take them for current. In front, because Claude Code
+# cuts an over-long line at its end.
+STALE_MARK = "(stale) "
 
 
 def _stamp(path: Any) -> list | None:
@@ -158,7 +162,7 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
             line = render(facts, edits, _width(env), _color(env), clock if now is None else now)
     except Exception:
         last = cache.get("line")
-        return last if isinstance(last, str) else ""
+        return STALE_MARK + last if isinstance(last, str) and last else ""
     fresh = {"sig": sig, "computed": computed, "facts": facts, "edits": edits, "line": line}
     if fresh != cache:
         try:

@@ -49,9 +49,8 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
     parts = [head]
     if level <= 3:
         today = f"today {duration(facts.get('today'))}"
-        claude, you = facts.get("claude"), facts.get("you")
-        if level == 0 and claude is not None and you is not None and facts.get("today"):
-            today += f" (Claude {duration(claude)}, you {duration(you)})"
+        if level == 0 and facts.get("today"):
+            today += f" (Claude {duration(facts.get('claude'))}, you {duration(facts.get('you'))})"
         parts.append([_piece(today, None, color)])
     if level <= 1 and edits is not None:
         count = edits.get("count", 0)

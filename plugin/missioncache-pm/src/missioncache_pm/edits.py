@@ -16,7 +16,7 @@ tasks file itself, so nothing the caller wrote is dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Union
 
 from missioncache_pm.errors import PmError
@@ -28,6 +28,15 @@ _NUMBER_SELECTOR = re.compile(r"(?:task[ \t]*)?#?[ \t]*(\d+[A-Za-z]?(?:\.\d+[A-Z
 _SHOWN_PENDING = 15
 
 Selector = Union[str, int]
+
+
+class Written(NamedTuple):
+    """What one locked write did; ``note`` is a warning for the report ("" when none)."""
+
+    path: str
+    changed: bool
+    after: str
+    note: str
 
 
 class TasksOutcome(NamedTuple):
@@ -106,6 +115,28 @@ def bulleted(text: str) -> list[str]:
     return out
 
 
+def write(path: Any, transform: Callable[[str], str]) -> Written:
+    """``update_file`` with the tools' lock timeout. A SaveDivertedError comes AFTER our
+    text landed (an editor's simultaneous save went to the replaced version and is kept
+    in the history), so it is a warning on a done write, not a failure: a failure report
+    would tell the user the update was lost and invite a retry that writes it twice."""
+    from missioncache_context import update_file
+    from missioncache_context.update import SaveDivertedError
+    from missioncache_pm.errors import diverted
+
+    texts: list[str] = []
+
+    def keep(text: str) -> str:
+        texts.append(transform(text))
+        return texts[-1]
+
+    try:
+        result = update_file(path, keep, timeout=LOCK_TIMEOUT)
+    except SaveDivertedError as error:
+        return Written(error.file, True, texts[-1], f"WARNING: {diverted(error)}.")
+    return Written(str(result.path), result.changed, result.after, "")
+
+
 # -- update_tasks_file ----------------------------------------------------------------------
 
 
@@ -143,7 +174,7 @@ def update_tasks_file(
     when: str | None = None,
 ) -> str:
     """The ``update_tasks_file`` tool; returns its report."""
-    from missioncache_context import format_when, update_file
+    from missioncache_context import format_when
 
     path = checked_file(tasks_file, "tasks")
     selectors = as_selectors(completed_tasks)
@@ -167,9 +198,11 @@ def update_tasks_file(
             return _log_entry(done.text, _entry_lines(done, note, summary), stamp)
         return done.text
 
-    result = update_file(path, transform, timeout=LOCK_TIMEOUT)
+    result = write(path, transform)
     done = outcome[-1]
     report = _tasks_report(path, result.changed, done)
+    if result.note:
+        report.append(result.note)
     if summary or note:
         report.append(_save_notes(path, context, _entry_lines(done, note, summary), stamp))
     if done.unmatched:
@@ -197,16 +230,16 @@ def _entry_lines(done: TasksOutcome, note: str, summary: str) -> list[str]:
 def _save_notes(path: Any, context: Any, lines: list[str], stamp: str) -> str:
     """Log the entry in the context file. A failure here is reported, not raised: the
     tasks file is already written, and a retried call would append its new items twice."""
-    from missioncache_context import update_file
     from missioncache_pm.errors import sentence
 
     if context is None:
         return f"Notes: added a Recent Changes entry ({stamp}) to {path} (no context file)."
     try:
-        update_file(context, lambda text: _log_entry(text, lines, stamp), timeout=LOCK_TIMEOUT)
+        result = write(context, lambda text: _log_entry(text, lines, stamp))
     except Exception as error:
         return f"Notes were NOT saved to {context}: {sentence(error)} The tasks file was updated."
-    return f"Notes: added a Recent Changes entry ({stamp}) to {context}."
+    done = f"Notes: added a Recent Changes entry ({stamp}) to {context}."
+    return f"{done} {result.note}" if result.note else done
 
 
 def _log_entry(text: str, lines: list[str], stamp: str) -> str:
@@ -273,7 +306,7 @@ def update_context_file(
     """The ``update_context_file`` tool: a dated Recent Changes entry and/or a new body
     for ``## Next Steps`` (created before Recent Changes when missing); the file's
     ``**Last Updated:**`` is stamped. Returns the report."""
-    from missioncache_context import format_when, record_change, set_section, set_stamp, update_file
+    from missioncache_context import format_when, record_change, set_section, set_stamp
 
     path = checked_file(context_file, "context")
     entry = bulleted(as_text(recent_change, "recent_change"))
@@ -290,14 +323,15 @@ def update_context_file(
             return record_change(text, entry, when=stamp)
         return set_stamp(text, stamp)
 
-    result = update_file(path, transform, timeout=LOCK_TIMEOUT)
+    result = write(path, transform)
     done = []
     if entry:
         done.append(f"added a Recent Changes entry ({stamp})")
     if steps is not None:
         done.append(f"replaced Next Steps ({len([s for s in steps if s.strip()])} lines)")
     verb = "Updated" if result.changed else "No change to"
-    return f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
+    report = f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
+    return f"{report}\n{result.note}" if result.note else report
 
 
 def _steps_lines(value: Any) -> list[str] | None:

@@ -8,6 +8,10 @@ task database, NotUtf8Error, LockTimeout) keep it; anything unexpected is named 
 from __future__ import annotations
 
 import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from missioncache_context.update import SaveDivertedError
 
 MAX_LENGTH = 400
 
@@ -18,10 +22,12 @@ class PmError(Exception):
 
 def sentence(error: BaseException) -> str:
     """One line, ending with a full stop, at most ``MAX_LENGTH`` characters."""
-    from missioncache_context.update import NotUtf8Error
+    from missioncache_context.update import NotUtf8Error, SaveDivertedError
     from missioncache_state.lock import LockTimeout
 
-    if isinstance(error, (PmError, NotUtf8Error)):
+    if isinstance(error, SaveDivertedError):
+        text = diverted(error)
+    elif isinstance(error, (PmError, NotUtf8Error)):
         text = str(error)
     elif isinstance(error, LockTimeout):
         text = f"The file is locked by another writer ({error}); try again in a moment"
@@ -41,6 +47,21 @@ def sentence(error: BaseException) -> str:
     else:
         text = f"Unexpected {type(error).__name__}: {error}"
     return finish(text)
+
+
+def diverted(error: SaveDivertedError) -> str:
+    """What a SaveDivertedError means to the user. It is raised AFTER our write landed: an
+    editor saved the file at that very moment and its save could not be merged back, so
+    "not saved" would be false and would invite a retry that writes the update twice."""
+    if error.copy is None:
+        kept = "its save could not be kept, so save the file again from the editor"
+    else:
+        kept = f"its save is kept at {error.copy}, so nothing was lost"
+    return (
+        f"Saved to {error.file}, but an editor saved it at the same moment; {kept}. Check"
+        " the update is still in the file and copy in what the editor's save adds; do not"
+        " repeat the update"
+    )
 
 
 def finish(text: str) -> str:

@@ -30,7 +30,7 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
 
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -104,28 +104,28 @@ def _task_for_session(db: TaskDB, sid: str | None) -> Task | None:
 def launcher() -> str:
     """The ``missioncache`` command by its full path (the plugin's ``bin/missioncache``),
     else the ``missioncache-db`` console script of a development install."""
+    from missioncache_hookio.guide import launcher_command
+
     here = os.path.dirname(os.path.abspath(__file__))  # <plugin>/missioncache-pm/src/...
     plugin = os.path.dirname(os.path.dirname(os.path.dirname(here)))
-    path = os.path.join(plugin, "bin", "missioncache")
-    if not os.path.isfile(path):
+    if not os.path.isfile(os.path.join(plugin, "bin", "missioncache")):
         return "missioncache-db"
-    return f'"{path}"' if " " in path else path
+    return launcher_command(plugin)
 
 
 def folder_gone(task: Task) -> list[str]:
-    """The way out when a task's folder was deleted or moved: nothing can be read or saved
-    there, and a raw FileNotFoundError helps nobody."""
+    """The way out when a task's folder was deleted or moved: nothing can be loaded or
+    saved there, and a raw FileNotFoundError helps nobody."""
+    from missioncache_db.tasks import folder_ways_out
+
     name = task.full_path.split("/", 1)[-1]
-    cmd = launcher()
     return [
         f"MISSIONCACHE PROBLEM: the folder of task {name} is gone (deleted or moved):"
         f" {task.directory_path}. Nothing can be loaded or saved there. Ways out:",
         f"- `/missioncache:new {name}` recreates its context and tasks files from the"
-        " templates (its recorded time is kept); so does `" + cmd + f" recreate {name}` in a"
-        " terminal;",
+        " templates (its recorded time is kept);",
         f"- if it was moved, move it back to {task.directory_path};",
-        f"- `{cmd} close {name}` stops tracking it; `{cmd} delete {name} --yes` forgets it"
-        " and its recorded time.",
+        f"- in a terminal: {folder_ways_out(name, launcher())}.",
     ]
 
 
@@ -168,6 +168,7 @@ def _fallback_line() -> str:
 def cmd_load(words: list[str]) -> list[str]:
     from missioncache_pm import taskinfo
     from missioncache_pm.pending import take_precompact_error
+    from missioncache_state.summary_failure import take_summary_note
 
     sid = _session_from_env()
     name = " ".join(words).strip()
@@ -185,6 +186,9 @@ def cmd_load(words: list[str]) -> list[str]:
     failure = take_precompact_error()
     if failure:
         out += [f"WARNING: {failure}", ""]
+    lost_summary = take_summary_note()
+    if lost_summary:
+        out += [f"WARNING: {lost_summary}.", ""]
     out += [*mcp_notice(), task_instructions(), ""]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
@@ -351,31 +355,56 @@ def apply_arguments(words: list[str]) -> dict:
 def cmd_apply(words: list[str]) -> list[str]:
     """The stdlib fallback for the two MCP tools (``update_context_file`` and
     ``update_tasks_file``) with their arguments (see ``apply_arguments``): the same
-    checks, locks and reports, no server needed."""
+    checks, locks and reports, no server needed. Each file is written on its own, so a
+    failure of one is reported beside the other's outcome: a single error line would
+    hide a save that landed (and a retry would write it twice)."""
     from missioncache_pm import edits
     from missioncache_pm.errors import PmError
 
     args = apply_arguments(words)
     if not ({"context_file", "tasks_file"} & set(args)):
         raise PmError("apply needs --context-file and/or --tasks-file")
-    out = []
+    steps: list[tuple[str, Callable[[], str]]] = []
     if "context_file" in args:
-        out.append(
-            edits.update_context_file(
-                args["context_file"], args.get("recent_change"), args.get("next_steps")
+        steps.append(
+            (
+                "context",
+                lambda: edits.update_context_file(
+                    args["context_file"], args.get("recent_change"), args.get("next_steps")
+                ),
             )
         )
     if "tasks_file" in args:
-        out.append(
-            edits.update_tasks_file(
-                args["tasks_file"],
-                args.get("completed_tasks"),
-                args.get("new_tasks"),
-                args.get("remaining_summary"),
-                args.get("notes"),
+        steps.append(
+            (
+                "tasks",
+                lambda: edits.update_tasks_file(
+                    args["tasks_file"],
+                    args.get("completed_tasks"),
+                    args.get("new_tasks"),
+                    args.get("remaining_summary"),
+                    args.get("notes"),
+                ),
             )
         )
-    return ["MISSIONCACHE: saved.", *out]
+    if len(steps) == 1:
+        return ["MISSIONCACHE: saved.", steps[0][1]()]  # a failure is main's one error line
+    out, failed = [], []
+    for kind, step in steps:
+        try:
+            out.append(step())
+        except Exception as error:
+            failed.append(kind)
+            out.append(f"The {kind} file was NOT saved: {_sentence(error)}")
+    if not failed:
+        return ["MISSIONCACHE: saved.", *out]
+    if len(failed) == len(steps):
+        return ["MISSIONCACHE ERROR: nothing was saved.", *out]
+    return [
+        f"MISSIONCACHE: only partly saved; the {failed[0]} file was NOT saved (see below);"
+        " fix the cause and apply that part again, not the part that was saved.",
+        *out,
+    ]
 
 
 COMMANDS = {"load": cmd_load, "save": cmd_save, "new": cmd_new, "apply": cmd_apply}
