@@ -18,10 +18,15 @@ _BUNDLED_LIBRARIES = os.path.join(
 )
 if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
     sys.path.insert(0, _BUNDLED_LIBRARIES)
+# The body beside this file. Python puts this folder first on sys.path already, except
+# under -P or PYTHONSAFEPATH, which a user may set: then it is found here, last.
+_HOOKS = os.path.dirname(os.path.realpath(__file__))
+if _HOOKS not in sys.path:
+    sys.path.append(_HOOKS)
 
 if __name__ == "__main__":
     try:
-        from _session_start import main  # this file's folder is sys.path[0]
+        from _session_start import main
 
         from missioncache_hookio.output import run_hook
     except ImportError:
