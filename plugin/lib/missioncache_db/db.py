@@ -7,7 +7,6 @@ A thin facade: each rule lives in its own module (``tasks``, ``resolve``, ``hear
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from missioncache_db import heartbeats, resolve, tasks
 from missioncache_db.model import Task
@@ -15,6 +14,7 @@ from missioncache_db.schema import connect
 from missioncache_db.spool import spool_folder_for
 from missioncache_state.bindings import unbind_task
 from missioncache_state.locations import tasks_db_path
+from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -21,7 +21,6 @@ is kept as the heartbeat-only view (the accuracy benchmark compares the two).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 from missioncache_db import spool, turns
@@ -30,6 +29,7 @@ from missioncache_db.schema import DEFAULT_CONFIG, write_transaction
 from missioncache_db.timefmt import local_midnight_epoch
 from missioncache_db.turns import TimeSplit
 from missioncache_state.json_codec import loads
+from missioncache_state.sqlite import sqlite3
 
 PERIODS = ("all", "today", "week", "month")
 _PERIOD_DAYS = {"today": 0, "week": 6, "month": 29}
