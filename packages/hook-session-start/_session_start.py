@@ -181,7 +181,9 @@ def report(task, db, ident, source) -> None:
         db.process_heartbeats()  # current totals when the lock allows
     except Exception:
         pass
-    split = db.time_split(task.id)  # total, Claude's and yours: docs/time.md
+    # Total, Claude's and yours (docs/time.md); the summary it keeps spares the next
+    # start re-reading the whole history (missioncache_db.summary).
+    split = db.time_split(task.id, keep_summary=True)
     parts = context_parts(task, format_split(split), ident, source)
     message = (
         f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
