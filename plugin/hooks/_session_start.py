@@ -128,18 +128,22 @@ def summary_part(latest) -> str:
 
 def context_parts(task, invested: str, ident, source) -> list:
     """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
-    from missioncache_db import compaction_count, recent_compactions
+    from missioncache_db import compaction_records
     from missioncache_hookio.budget import Part
 
-    recent = recent_compactions(task, 3)
-    latest = recent[0] if recent else None
-    count = compactions_line(compaction_count(task), latest)
+    total, records = compaction_records(task)
+    latest, with_text = None, None
+    for index, item in enumerate(records):  # the newest 3, read one by one
+        latest = latest or item
+        if item.summary or index == 2:
+            with_text = item if item.summary else None
+            break
+    count = compactions_line(total, latest)
     text = banner(task, invested, ident.session_id, source, count)
     parts = [Part("banner", text, PRIORITY_BANNER)]
     if source in DIGEST_SOURCES:
         parts.append(Part("context digest", context_digest(task), PRIORITY_DIGEST))
     if (source or "startup") in SUMMARY_SOURCES:
-        with_text = next((item for item in recent if item.summary), None)
         parts.append(Part("compaction summary", summary_part(with_text), PRIORITY_SUMMARY))
     return parts
 

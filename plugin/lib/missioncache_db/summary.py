@@ -184,9 +184,11 @@ def events(conn: sqlite3.Connection, task_id: int, since: float | None) -> tuple
 
 def _sealed_cut(starts: list, turns: list, now: float, idle: float, tail: float) -> float | None:
     """The moment before which every turn is settled (module docstring), or None."""
-    if not starts or max(start[0] for start in starts) > now:
-        return None  # a heartbeat from the future: now still clamps it
     recent = now - HORIZON - idle - tail
+    if not starts or min(start[0] for start in starts) >= recent:
+        return None  # all of it is recent: nothing to summarise yet
+    if max(start[0] for start in starts) > now:
+        return None  # a heartbeat from the future: now still clamps it
     cut = recent
     firsts: dict = {}  # session -> its first prompt; a session active lately stays whole
     spans: dict = {}  # (session, prompt) -> (first, last) heartbeat of that prompt
