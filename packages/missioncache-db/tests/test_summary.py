@@ -100,7 +100,7 @@ def as_inputs(drawn):
     return starts, ends
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(events, events, st.floats(0, 14 * DAY), st.floats(-DAY, 5 * DAY))
 def test_the_summary_never_changes_the_split(tmp_path_factory, first, later, now1, delta):
     """A summary is kept at one moment; more events arrive, old ones too (a late spool),
@@ -113,37 +113,55 @@ def test_the_summary_never_changes_the_split(tmp_path_factory, first, later, now
     last_ends = dict(ends1)
     for key, value in ends2.items():
         last_ends[key] = max(last_ends.get(key, value), value)
-    root = tmp_path_factory.mktemp("db")
-    saved = {k: os.environ.get(k) for k in ("MISSIONCACHE_ROOT", "CLAUDE_CONFIG_DIR")}
-    os.environ.update(MISSIONCACHE_ROOT=str(root / "mc"), CLAUDE_CONFIG_DIR=str(root / "c"))
-    try:
-        with TaskDB() as db:
-            task = db.create_task("t", repo=None)
-            record(db, task.id, starts1, ends1, now1)
-            expected = split(starts1, ends1, IDLE, TAIL, now1)
-            assert db.time_split(task.id, now=now1, keep_summary=True) == expected
-            assert db.time_split(task.id, now=now1) == expected
-            record(db, task.id, starts2, ends2, now2)
-            expected = split(every, last_ends, IDLE, TAIL, now2)
-            assert db.time_split(task.id, now=now2) == expected
-            assert db.time_split(task.id, now=now2, keep_summary=True) == expected
-            assert db.time_split(task.id, now=now2) == expected
-    finally:
-        for key, value in saved.items():
+    with roots_in(tmp_path_factory.mktemp("db")), TaskDB() as db:
+        task = db.create_task("t", repo=None)
+        record(db, task.id, starts1, ends1, now1)
+        expected = split(starts1, ends1, IDLE, TAIL, now1)
+        assert db.time_split(task.id, now=now1, keep_summary=True) == expected
+        assert db.time_split(task.id, now=now1) == expected
+        record(db, task.id, starts2, ends2, now2)
+        expected = split(every, last_ends, IDLE, TAIL, now2)
+        assert db.time_split(task.id, now=now2) == expected
+        assert db.time_split(task.id, now=now2, keep_summary=True) == expected
+        assert db.time_split(task.id, now=now2) == expected
+
+
+class roots_in:  # lowercase: used like a function, as ``with roots_in(path):``
+    """The data root and Claude dir under ``path`` for one hypothesis example (the
+    function-scoped ``roots`` fixture is set up once for all of them)."""
+
+    NAMES = ("MISSIONCACHE_ROOT", "CLAUDE_CONFIG_DIR")
+
+    def __init__(self, path):
+        self.values = dict(zip(self.NAMES, (str(path / "mc"), str(path / "c"))))
+
+    def __enter__(self):
+        self.saved = {name: os.environ.get(name) for name in self.NAMES}
+        os.environ.update(self.values)
+
+    def __exit__(self, *exc):
+        for name, value in self.saved.items():
             if value is None:
-                os.environ.pop(key, None)
+                os.environ.pop(name, None)
             else:
-                os.environ[key] = value
+                os.environ[name] = value
 
 
-def test_the_summary_is_kept_read_and_outlives_todays_prompts(db):
-    rnd = random.Random(3)
-    starts, ends = history(rnd)
+def kept(db, seed):
+    """A task with a few weeks of history and the summary SessionStart would keep."""
+    starts, ends = history(random.Random(seed))
     now = BASE + 20 * DAY
     task = db.create_task("t")
     record(db, task.id, starts, ends, now)
+    assert db.time_split(task.id, now=now, keep_summary=True) == split(
+        starts, ends, IDLE, TAIL, now
+    )
+    return task, starts, ends, now
+
+
+def test_the_summary_is_kept_read_and_outlives_todays_prompts(db):
+    task, starts, ends, now = kept(db, 3)
     full = split(starts, ends, IDLE, TAIL, now)
-    assert db.time_split(task.id, now=now, keep_summary=True) == full
     cut, claude = summary_row(db, task.id)
     assert starts[0][0] < cut <= now - 2 * DAY
     # Read, not recomputed: a tampered row shows (then is put back).
@@ -161,11 +179,7 @@ def test_the_summary_is_kept_read_and_outlives_todays_prompts(db):
 
 
 def test_an_event_it_summarised_changing_deletes_it(db):
-    starts, ends = history(random.Random(4))
-    now = BASE + 20 * DAY
-    task = db.create_task("t")
-    record(db, task.id, starts, ends, now)
-    db.time_split(task.id, now=now, keep_summary=True)
+    task, starts, ends, now = kept(db, 4)
     cut, _ = summary_row(db, task.id)
     old = next(s for s in starts if s[0] < cut and (s[1], s[2]) not in ends)
     # A turn end arriving late for an old prompt: the summary goes, the split is exact.
@@ -187,12 +201,8 @@ def test_an_event_it_summarised_changing_deletes_it(db):
 
 
 def test_a_damaged_row_or_another_setting_means_the_full_computation(db):
-    starts, ends = history(random.Random(5))
-    now = BASE + 20 * DAY
-    task = db.create_task("t")
-    record(db, task.id, starts, ends, now)
+    task, starts, ends, now = kept(db, 5)
     full = split(starts, ends, IDLE, TAIL, now)
-    db.time_split(task.id, now=now, keep_summary=True)
     db.conn.execute("UPDATE time_summary SET claude = 'garbage'")
     assert db.time_split(task.id, now=now) == full
     assert db.time_split(task.id, now=now, keep_summary=True) == full  # and rebuilt
@@ -258,11 +268,7 @@ def test_a_crash_while_writing_leaves_no_summary_behind(db, roots):
 def test_the_turns_summarised_are_the_full_computations(db):
     """What the summary stores is the sweep of the turns before its cut, and the events
     read after it are exactly the rest."""
-    starts, ends = history(random.Random(8))
-    now = BASE + 20 * DAY
-    task = db.create_task("t")
-    record(db, task.id, starts, ends, now)
-    db.time_split(task.id, now=now, keep_summary=True)
+    task, starts, ends, now = kept(db, 8)
     cut, claude = summary_row(db, task.id)
     turns = sorted(turn_intervals(starts, ends, IDLE, TAIL, now))
     before = Sweep().add([t for t in turns if t[0] < cut], now)
