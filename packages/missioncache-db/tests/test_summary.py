@@ -209,8 +209,12 @@ def test_a_damaged_row_or_another_setting_means_the_full_computation(db):
     assert isinstance(summary_row(db, task.id)[1], float)
     db.conn.execute("UPDATE config SET value = '600' WHERE key = 'idle_timeout_seconds'")
     assert db.time_split(task.id, now=now) == split(starts, ends, 600.0, TAIL, now)
-    db.conn.execute("DROP TABLE time_summary")  # a missing table: nothing was ever kept
+    db.conn.execute("DELETE FROM time_summary")  # a missing row: computed in full, kept again
     assert db.time_split(task.id, now=now) == split(starts, ends, 600.0, TAIL, now)
+    assert db.time_split(task.id, now=now, keep_summary=True) == split(
+        starts, ends, 600.0, TAIL, now
+    )
+    assert summary_row(db, task.id) is not None
 
 
 def test_a_busy_database_is_not_waited_for(db, roots):
