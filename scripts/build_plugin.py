@@ -113,6 +113,9 @@ def build(out: Path) -> None:
     _copy_pm_server(out)
     for _event, package, script, _timeout in HOOKS:
         _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
+        body = PACKAGES / package / f"_{script}"
+        if body.is_file():  # a shim's body: imported, so its byte code is cached
+            _write(out / "hooks" / body.name, body.read_bytes())
     _write(out / "hooks" / "hooks.json", _dump(hooks_json()))
     for package, script, dest in SCRIPTS:
         _write(out / dest, (PACKAGES / package / script).read_bytes())

@@ -1,25 +1,21 @@
 #!/usr/bin/env python3
-"""SessionStart: remove the rules file earlier versions installed, map the terminal to this
-session, and tell Claude (and the human, in one line) which MissionCache task this session
-tracks, with the instructions for working on it.
+"""SessionStart hook: runs ``main`` of ``_session_start.py`` beside it, which is the hook itself.
 
-Output is ONE JSON object: ``systemMessage`` for the human, ``additionalContext`` for
-Claude (the "Active Task Detected" banner; after compact/resume/clear also a digest of
-the context file; on startup/resume/clear the task's last compaction summary). No task,
-bad input or an unusable database: no output at all. A failed pre-compaction snapshot
-(recorded by pre_compact.py) is reported once, then cleared. The legacy rules cleanup runs
-whatever else happens. See docs/hooks.md and docs/compactions.md.
-
-Everything for Claude is assembled from labelled parts with priorities and fitted into ONE
-budget (``missioncache_hookio.budget.fit``): Claude Code moves a hook's text over 10,000
-characters to a file the model may never read. To add a part, append a ``Part`` in
-``context_parts`` with a priority placed among the ``PRIORITY_*`` constants below.
+WHY a shim: Python compiles the script it is started with from source on every run, but
+reads an imported module's byte code from ``__pycache__``. Compiling the hook's 300
+lines cost about 1.5 ms at every session start. What the hook does: ``_session_start.py`` and
+docs/hooks.md.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
+
+# A hook lives for tens of milliseconds and leaves no cyclic garbage worth collecting, but
+# the collector's passes over everything it imports cost about 1 ms: off in this process.
+gc.disable()
 
 # Bundled libraries for marketplace installs (no pip install step).
 _BUNDLED_LIBRARIES = os.path.join(
@@ -27,289 +23,16 @@ _BUNDLED_LIBRARIES = os.path.join(
 )
 if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
     sys.path.insert(0, _BUNDLED_LIBRARIES)
-
-BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
-DIGEST_SOURCES = ("compact", "resume", "clear")
-DIGEST_LIMIT = 3000
-# After a compaction the summary is already in the conversation; a new or resumed one needs it.
-SUMMARY_SOURCES = ("startup", "resume", "clear")
-CONTEXT_BUDGET = 9000  # characters for all of additionalContext; Claude Code's limit is 10,000
-# Priorities of the parts of additionalContext: the higher survives longer when space is short.
-PRIORITY_BANNER = 100
-PRIORITY_NOTE = 90
-PRIORITY_DIGEST = 60
-PRIORITY_SUMMARY = 50
-MAX_NAMED = 5
-BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.json
-
-
-def remove_legacy_rules() -> None:
-    """Claude Code loads ``~/.claude/rules/`` into every project, even after uninstall:
-    the managed file an earlier version put there goes (a user's file stays)."""
-    from missioncache_state.rules import remove_legacy_rules as remove
-
-    remove()
-
-
-def banner(task, invested: str, session_id, source, compactions: str = "") -> str:
-    from missioncache_hookio.guide import task_instructions
-
-    lines = [
-        "## MissionCache: Active Task Detected",
-        "",
-        f"- **Task:** {task.name} (id {task.id})",
-        f"- **Status:** {task.status}",
-        f"- **Time invested:** {invested}",
-    ]
-    if task.jira_key:
-        lines.append(f"- **JIRA:** {task.jira_key}")
-    if compactions:
-        lines.append(f"- **Compactions:** {compactions}")
-    lines += [
-        f"- **Session:** {session_id or 'unknown'} ({source or 'startup'})",
-        f"- **Files:** {task.directory_path}",
-        f"  - context: {task.context_path}",
-        f"  - tasks: {task.tasks_path}",
-        "",
-        "Tip: run `/missioncache:load` to read this task's full context before starting work.",
-        "",
-        task_instructions(),
-    ]
-    return "\n".join(lines)
-
-
-def context_digest(task) -> str:
-    from missioncache_context import digest, read_head
-
-    try:  # the head only (newest entries are on top): a 50 MB file costs what it shows
-        text = digest(read_head(task.context_path), DIGEST_LIMIT)
-    except (OSError, ValueError):
-        return ""
-    if not text:
-        return ""
-    return f"### Where the work stands (from {os.path.basename(task.context_path)})\n\n{text}"
-
-
-def candidates_hint(tasks) -> str:
-    names = ", ".join(task.name for task in tasks[:MAX_NAMED])
-    more = f", +{len(tasks) - MAX_NAMED} more" if len(tasks) > MAX_NAMED else ""
-    return (
-        f"MissionCache: this repository has {len(tasks)} active tasks ({names}{more}) and this"
-        " session is not bound to one. Ask the user which task this session is for, then run"
-        " `/missioncache:load <name>`."
-    )
-
-
-def pending_error():
-    """The last pre-compaction failure as (human line, context note), cleared once read."""
-    from missioncache_state.precompact_failure import take_failure
-
-    failure = take_failure()
-    if failure is None:
-        return None
-    task, when = failure["task"] or "?", failure["time"] or "?"
-    line = (
-        f"the pre-compaction snapshot of {task} at {when} was not saved"
-        f" ({failure['error'] or 'unknown error'})"
-    )
-    return line, f"Note: {line}. Run `/missioncache:save` to save the context by hand."
-
-
-def compactions_line(count: int, latest) -> str:
-    """``3 (newest 2026-12-01 14:02, manual)``; empty when the task never compacted."""
-    if not count:
-        return ""
-    return f"{count} (newest {latest.when}, {latest.trigger})" if latest else str(count)
-
-
-def summary_part(latest) -> str:
-    """The newest stored compaction summary, labelled with its date: it may be older than
-    the context file, and Claude should know how old what it reads is."""
-    if latest is None or not latest.summary:
-        return ""
-    return (
-        f"### Last compaction summary ({latest.when}, {latest.trigger} compaction)\n\n"
-        "What the conversation had reached when Claude Code last summarised it; prefer the"
-        " context file where the two disagree and it is newer.\n\n"
-        f"{latest.summary}"
-    )
-
-
-def context_parts(task, invested: str, ident, source) -> list:
-    """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
-    from missioncache_db import compaction_count, recent_compactions
-    from missioncache_hookio.budget import Part
-
-    recent = recent_compactions(task, 3)
-    latest = recent[0] if recent else None
-    count = compactions_line(compaction_count(task), latest)
-    text = banner(task, invested, ident.session_id, source, count)
-    parts = [Part("banner", text, PRIORITY_BANNER)]
-    if source in DIGEST_SOURCES:
-        parts.append(Part("context digest", context_digest(task), PRIORITY_DIGEST))
-    if (source or "startup") in SUMMARY_SOURCES:
-        with_text = next((item for item in recent if item.summary), None)
-        parts.append(Part("compaction summary", summary_part(with_text), PRIORITY_SUMMARY))
-    return parts
-
-
-def folder_gone_note(task) -> str:
-    """A task whose folder was deleted or moved must not look fine ("tracking ..."):
-    say so, with the ways out, to the human and to Claude."""
-    if os.path.isdir(task.directory_path):
-        return ""
-    from missioncache_db.tasks import folder_gone
-
-    name = task.full_path.split("/", 1)[-1]
-    return (
-        f"{folder_gone(task)}: run /missioncache:new {name} to recreate its files, or"
-        f" {launcher_command()} close {name}"
-    )
-
-
-def set_aside_note() -> str:
-    """Spool records the last ingest could not read and set aside (quarantined), told to
-    the human once each: otherwise time they stood for would vanish without a word."""
-    from missioncache_db.spool import quarantine_dir, take_unreported
-    from missioncache_state.locations import heartbeat_spool_dir
-
-    spool_dir = heartbeat_spool_dir()
-    names = take_unreported(spool_dir)
-    if not names:
-        return ""
-    return (
-        f"{len(names)} unreadable spool entr{'y was' if len(names) == 1 else 'ies were'} set"
-        f" aside in {quarantine_dir(spool_dir)} (run {launcher_command()} doctor)"
-    )
-
-
-def report(task, db, ident, source) -> None:
-    from missioncache_db import format_duration, format_split
-    from missioncache_hookio.budget import Part, fit
-    from missioncache_hookio.output import emit_json, hook_json
-
-    try:
-        db.process_heartbeats()  # current totals when the lock allows
-    except Exception:
-        pass
-    split = db.time_split(task.id)  # total, Claude's and yours: docs/time.md
-    parts = context_parts(task, format_split(split), ident, source)
-    message = (
-        f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
-        f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
-    )
-    set_aside = set_aside_note()
-    if set_aside:
-        message += f"; {set_aside}"
-    gone = folder_gone_note(task)
-    if gone:
-        message += f"; {gone}"
-        parts.append(Part("folder note", f"Note: {gone}.", PRIORITY_NOTE))
-    error = pending_error()
-    if error is not None:
-        message += f"; {error[0]}"
-        parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
-    from missioncache_state.summary_failure import take_summary_note  # PostCompact's, auto
-
-    lost_summary = take_summary_note()
-    message += f"; {lost_summary}" if lost_summary else ""
-    context = fit(parts, CONTEXT_BUDGET)
-    emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
-
-
-def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
-
-    try:
-        remove_legacy_rules()
-    except Exception:
-        pass  # best effort and independent of everything below
-    payload = read_payload()
-    if payload is None or not well_typed(payload):
-        return
-    ident = identity(payload)
-    if ident.session_id:
-        from missioncache_state.terminal import record_terminal_session
-
-        try:
-            record_terminal_session(os.environ, ident.session_id)
-        except Exception:
-            pass  # the statusline map is a convenience; never fail the session over it
-    from missioncache_db import open_if_set_up
-
-    try:
-        db = open_if_set_up(BUSY_TIMEOUT)
-        if db is None:
-            from missioncache_db.health import not_a_file_reason
-
-            reason = not_a_file_reason()  # a directory or FIFO where tasks.db should be
-            if reason:
-                warn_broken_database(reason, ident.session_id)
-            return  # else MissionCache is not set up: nothing to track or to create
-        with db:
-            track(db, ident, text_field(payload, "source"))
-    except Exception as error:
-        from missioncache_db.health import is_broken, plain_reason
-
-        if not is_broken(error):
-            raise
-        warn_broken_database(plain_reason(error), ident.session_id)
-
-
-def track(db, ident, source) -> None:
-    """Resolve this session's task, bind the session to it and report it."""
-    from missioncache_state.bindings import write_session_binding
-
-    task = db.find_task_for_cwd(ident.cwd, ident.session_id)
-    if task is None:
-        several = db.active_tasks_for_cwd_repo(ident.cwd)
-        if len(several) > 1:
-            from missioncache_hookio.output import emit_json, hook_json
-
-            emit_json(hook_json("SessionStart", additional_context=candidates_hint(several)))
-        return
-    if ident.session_id:
-        try:
-            write_session_binding(ident.session_id, task.name, task.id, task.full_path)
-        except OSError as error:  # a read-only or full Claude dir costs the binding only
-            from missioncache_hookio.output import breadcrumb
-
-            breadcrumb(f"session binding not saved: {error}")
-    report(task, db, ident, source)
-
-
-def launcher_command() -> str:
-    """The plugin's ``missioncache`` command by its full path (no PYTHONPATH needed)."""
-    from missioncache_hookio.guide import launcher_command as command
-
-    return command(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
-
-
-def warn_broken_database(reason: str, session_id) -> None:
-    """Tell the human, once per session, that tasks.db is unusable and how to diagnose it:
-    otherwise the banner, status line, reminders and snapshots just vanish without a word.
-    Heartbeats wait in the spool meanwhile (``heartbeat-auto``), so no time is lost."""
-    from missioncache_hookio.output import emit_json, hook_json
-    from missioncache_state.locations import tasks_db_path
-    from missioncache_state.statefile import load_state, save_state
-
-    if session_id and load_state(BROKEN_DB_STATE, session_id) is not None:
-        return  # already told in this session (compaction and resume keep the id)
-    message = (
-        f"MissionCache: the task database {tasks_db_path()} cannot be used: "
-        f"{reason}. Tasks are not recognised until it is fixed (time is kept"
-        f" in the spool meanwhile). To see what is wrong, run: {launcher_command()} doctor"
-    )
-    emit_json(hook_json("SessionStart", system_message=message))
-    if session_id:
-        try:
-            save_state(BROKEN_DB_STATE, {"reason": reason}, session_id)
-        except OSError:
-            pass  # a read-only Claude dir: the warning may repeat, which beats silence
-
+# The body beside this file. Python puts this folder first on sys.path already, except
+# under -P or PYTHONSAFEPATH, which a user may set: then it is found here, last.
+_HOOKS = os.path.dirname(os.path.realpath(__file__))
+if _HOOKS not in sys.path:
+    sys.path.append(_HOOKS)
 
 if __name__ == "__main__":
     try:
+        from _session_start import main
+
         from missioncache_hookio.output import run_hook
     except ImportError:
         sys.exit(0)

@@ -93,6 +93,16 @@ def test_snapshot_entry_and_stamp(compact, context_file, mc_env, trigger):
     assert error_record(mc_env) is None
 
 
+def test_snapshot_saved_under_pythonsafepath(compact, context_file):
+    """The hook's body is a module beside the script (the script is a shim); a user's
+    PYTHONSAFEPATH keeps that folder off sys.path, yet it is found and the entry written."""
+    done = compact(env={"PYTHONSAFEPATH": "1"})
+    assert done.stdout.startswith(
+        f"MissionCache saved a pre-compaction snapshot to {context_file};"
+    )
+    assert "Auto-saved before compaction" in context_file.read_text()
+
+
 def test_snapshot_text_never_becomes_structure(compact, context_file):
     """Headings, fences and stamps in prompts and replies stay inside one-line bullets:
     the only new heading is the entry's own, and there is still exactly one stamp."""

@@ -72,6 +72,14 @@ def test_banner_for_the_repositorys_task(mc_hook, mc_env, mc_task, mc_task_dir):
     }
 
 
+def test_banner_under_pythonsafepath(mc_hook, mc_task):
+    """The hook's body is a module beside the script (the script is a shim, see its
+    docstring); a user's PYTHONSAFEPATH keeps that folder off sys.path, yet it is found."""
+    done = start(mc_hook, env={"PYTHONSAFEPATH": "1"})
+    assert done.json["systemMessage"] == ZERO_MESSAGE
+    assert "Active Task Detected" in context_of(done)
+
+
 def test_banner_still_shown_when_the_binding_cannot_be_written(mc_hook, mc_env, mc_task):
     """A read-only or full Claude dir costs the binding, never the banner. A file planted
     where the bindings directory belongs makes the write fail even for root."""

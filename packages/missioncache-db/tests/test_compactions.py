@@ -50,6 +50,23 @@ def test_newest_first_and_limit(task):
     assert compaction_count(task, since_epoch=1_002) == 2
 
 
+def test_records_are_read_one_by_one_as_asked(task, monkeypatch):
+    """compaction_records: the count and the same records as recent_compactions, each
+    file opened only when the iterator reaches it (SessionStart usually needs one)."""
+    for n in range(4):
+        record_compaction(task, f"summary {n}", "auto", "s", when=1_000 + n)
+    count, records = store.compaction_records(task)
+    assert count == compaction_count(task) == 4
+    opened = []
+    real = store._read
+    monkeypatch.setattr(store, "_read", lambda path: opened.append(path) or real(path))
+    assert next(records).summary == "summary 3"
+    assert len(opened) == 1
+    assert [i.summary for i in records] == ["summary 2", "summary 1", "summary 0"]
+    count, records = store.compaction_records(Task(1, "x", "../../etc", "active"))
+    assert count == 0 and list(records) == []  # an unsafe path reads nothing
+
+
 def test_hostile_trigger_and_session_id_are_not_stored_as_given(task):
     record_compaction(task, "s", "block", "../../etc", when=5)
     [item] = recent_compactions(task, 1)

@@ -31,6 +31,7 @@ from missioncache_state.json_codec import dumps, loads
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from missioncache_db.model import Task
@@ -134,13 +135,26 @@ def recent_compactions(task: Task, limit: int = 5) -> list:
     foreign files are skipped; a task without compactions (or with an unsafe path) gives [].
     """
     found: list[Compaction] = []
-    for name in _names(task):
+    for item in _records(task, _names(task)):
         if len(found) >= limit:
             break
+        found.append(item)
+    return found
+
+
+def compaction_records(task: Task) -> tuple[int, Iterator[Compaction]]:
+    """``compaction_count(task)`` and the records ``recent_compactions`` gives, newest
+    first, each file read only when the iterator reaches it: SessionStart needs the count,
+    the newest and the newest with a summary, which is one file to read, not three."""
+    names = _names(task)
+    return len(names), _records(task, names)
+
+
+def _records(task: Task, names: list) -> Iterator[Compaction]:
+    for name in names:
         item = _read(os.path.join(folder_for(task), name))
         if item is not None:
-            found.append(item)
-    return found
+            yield item
 
 
 def compaction_count(task: Task, since_epoch: float | None = None) -> int:

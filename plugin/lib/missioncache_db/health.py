@@ -10,10 +10,10 @@ the command that diagnoses it (``doctor``), and heartbeats wait in the spool mea
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from missioncache_db.schema import is_busy
 from missioncache_state.locations import tasks_db_path
+from missioncache_state.sqlite import sqlite3
 
 # (a fragment of SQLite's message, lowercase; what it means for the user)
 _REASONS = (

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 
 from missioncache_db.model import OPEN_STATUSES, Task
@@ -17,6 +16,7 @@ from missioncache_db.tasks import get_task, query_tasks
 from missioncache_state.bindings import read_session_binding
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import data_root
+from missioncache_state.sqlite import sqlite3
 
 _UNRESOLVED = object()  # the binding decided "no task": stop, do not look at the cwd
 

@@ -135,9 +135,61 @@ def merge(turns: list[tuple[float, float, float]]) -> tuple[list, list]:
 
 
 def clipped(intervals: Iterable[Sequence[float]], since: float | None, now: float) -> float:
-    """Seconds of ``intervals`` inside ``[since, now]``."""
+    """Seconds of ``intervals`` inside ``[since, now]``, added one by one in order: the
+    running sum a ``Sweep`` keeps reaches the same float (``sum`` compensates rounding
+    on Python 3.12 and newer, which a sum resumed from a stored part could not)."""
     low = -_INF if since is None else since
-    return sum(max(0.0, min(b, now) - max(a, low)) for a, b in intervals)
+    total = 0.0
+    for a, b in intervals:
+        total += max(0.0, min(b, now) - max(a, low))
+    return total
+
+
+class Sweep:
+    """``merge`` and the all-time ``clipped`` sums in one pass that can stop and go on
+    later: fed turns in sorted order, in one go or in several, it ends with the same
+    floats, so ``Sweep().add(all)`` and a stored ``Sweep`` of the turns before a moment
+    plus ``add(the rest)`` give the same ``TimeSplit`` (``missioncache_db.summary``).
+
+    ``claude`` and ``you`` are the seconds of the closed blocks and the counted gaps so
+    far; ``block`` is the last block of Claude's time (``[start, end]``, it may still
+    grow); ``reach`` the latest moment a next prompt counts the gap before it."""
+
+    __slots__ = ("block", "claude", "reach", "you")
+
+    def __init__(
+        self,
+        claude: float = 0.0,
+        you: float = 0.0,
+        block: list[float] | None = None,
+        reach: float = -_INF,
+    ):
+        self.claude, self.you, self.block, self.reach = claude, you, block, reach
+
+    def add(self, turns: Iterable[tuple[float, float, float]], now: float) -> Sweep:
+        """Fold ``turns`` (sorted, all starting at or after every turn added before)."""
+        block, reach = self.block, self.reach
+        for start, end, turn_reach in turns:
+            if block is not None and start <= block[1]:
+                block[1] = max(block[1], end)
+            else:
+                if block is not None:
+                    if start <= reach:  # the same term as clipped() gives the gap
+                        self.you += max(0.0, min(start, now) - block[1])
+                    self.claude += max(0.0, min(block[1], now) - block[0])
+                block = [start, end]
+            reach = max(reach, turn_reach)
+        self.block, self.reach = block, reach
+        return self
+
+    def result(self, now: float) -> TimeSplit:
+        """The split ``split(..., since=None)`` gives for the turns added."""
+        claude_seconds = self.claude
+        if self.block is not None:
+            claude_seconds += max(0.0, min(self.block[1], now) - self.block[0])
+        total = round(claude_seconds + self.you)
+        claude_whole = min(total, round(claude_seconds))
+        return TimeSplit(total, claude_whole, total - claude_whole)
 
 
 def split(

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import errno
 import os
-import sqlite3
 import time
 
 from missioncache_state.locations import hooks_state_db_path
+from missioncache_state.sqlite import sqlite3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS term_sessions (

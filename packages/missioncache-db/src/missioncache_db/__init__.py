@@ -52,6 +52,7 @@ _EXPORTS = {
     "record_compaction": "missioncache_db.compactions",
     "recent_compactions": "missioncache_db.compactions",
     "compaction_count": "missioncache_db.compactions",
+    "compaction_records": "missioncache_db.compactions",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -7,7 +7,6 @@ A thin facade: each rule lives in its own module (``tasks``, ``resolve``, ``hear
 from __future__ import annotations
 
 import os
-import sqlite3
 
 from missioncache_db import heartbeats, resolve, tasks
 from missioncache_db.model import Task
@@ -15,6 +14,7 @@ from missioncache_db.schema import connect
 from missioncache_db.spool import spool_folder_for
 from missioncache_state.bindings import unbind_task
 from missioncache_state.locations import tasks_db_path
+from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -193,12 +193,20 @@ class TaskDB:
 
         return sessions.time_invested(self.conn, task_id, period)
 
-    def time_split(self, task_id: int, period: str = "all", now: float | None = None) -> TimeSplit:
+    def time_split(
+        self,
+        task_id: int,
+        period: str = "all",
+        now: float | None = None,
+        keep_summary: bool = False,
+    ) -> TimeSplit:
         """Seconds worked on the task within ``period``: ``total`` (the union), ``claude``
-        (inside turns) and ``you`` (the human's gaps within the idle timeout)."""
+        (inside turns) and ``you`` (the human's gaps within the idle timeout).
+        ``keep_summary``: store the summary that makes the next all-time read fast, when
+        the database is free (``missioncache_db.summary``)."""
         from missioncache_db import sessions
 
-        return sessions.time_split(self.conn, task_id, period, now)
+        return sessions.time_split(self.conn, task_id, period, now, keep_summary)
 
 
 def open_if_set_up(busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> TaskDB | None:

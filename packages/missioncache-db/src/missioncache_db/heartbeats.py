@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import os
-import sqlite3
 import time
 
 from missioncache_db import spool
@@ -20,6 +19,7 @@ from missioncache_db.timefmt import local_text, to_epoch
 from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES, TURN_END
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps
+from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ other tools without an epoch get one from their text timestamp through a trigger
 from __future__ import annotations
 
 import os
-import sqlite3
+
+from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -21,15 +21,15 @@ is kept as the heartbeat-only view (the accuracy benchmark compares the two).
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
-from missioncache_db import spool, turns
+from missioncache_db import spool, summary, turns
 from missioncache_db.heartbeats import ingest_spool
 from missioncache_db.schema import DEFAULT_CONFIG, write_transaction
 from missioncache_db.timefmt import local_midnight_epoch
 from missioncache_db.turns import TimeSplit
 from missioncache_state.json_codec import loads
+from missioncache_state.sqlite import sqlite3
 
 PERIODS = ("all", "today", "week", "month")
 _PERIOD_DAYS = {"today": 0, "week": 6, "month": 29}
@@ -138,38 +138,29 @@ def period_start(period: str, now: float | None = None) -> float | None:
 
 
 def time_split(
-    conn: sqlite3.Connection, task_id: int, period: str = "all", now: float | None = None
+    conn: sqlite3.Connection,
+    task_id: int,
+    period: str = "all",
+    now: float | None = None,
+    keep_summary: bool = False,
 ) -> TimeSplit:
     """The task's time within ``period``: total (the union), Claude's (inside turns) and
     yours (gaps within the idle timeout), computed from the recorded events (``turns``).
 
     Reads what has been ingested; call ``process_heartbeats`` first for the spool too.
     A period clips intervals at its start: a session across midnight counts its part
-    after midnight in ``today``.
+    after midnight in ``today``. All time is read through the task's summary of settled
+    turns when it has one; ``keep_summary`` writes one when it has none
+    (``missioncache_db.summary``).
     """
     now = time.time() if now is None else now
     since = period_start(period, now)
     idle, tail = read_config(conn)
-    where, params = "task_id = ? AND epoch IS NOT NULL", [float(task_id)]
-    if since is not None:  # earlier turns can reach into the period, up to a margin
-        where += " AND epoch >= ?"
-        params.append(since - _PERIOD_MARGIN - idle - tail)
-    starts = conn.execute(
-        f"SELECT epoch, session_id, prompt_id, kind = 'synthetic' FROM heartbeats WHERE {where}",
-        params,
-    ).fetchall()
-    ends: dict = {}
-    # Driven from the task's heartbeats (indexed by task and time), each joined to its ends
-    # through the (session_id, prompt_id) index: never a scan of every turn end.
-    for session_id, prompt_id, epoch, background in conn.execute(
-        "SELECT e.session_id, e.prompt_id, e.epoch, e.background FROM heartbeats h "
-        "JOIN turn_ends e ON e.session_id IS h.session_id AND e.prompt_id = h.prompt_id "
-        f"WHERE h.prompt_id IS NOT NULL AND h.{where.replace(' AND ', ' AND h.')}",
-        params,
-    ):
-        key, value = (session_id, prompt_id), (epoch, background)
-        if key not in ends or value > ends[key]:
-            ends[key] = value  # the last end: Stop fires again when a Stop hook continued
+    if since is None:
+        return summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
+    # Earlier turns can reach into the period, up to a margin.
+    margin = None if since is None else since - _PERIOD_MARGIN - idle - tail
+    starts, ends = summary.events(conn, task_id, margin)
     return turns.split(starts, ends, idle, float(tail), now, since)
 
 

@@ -7,12 +7,12 @@ in one place.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 
 from missioncache_db.model import Task, is_contained, validate_name, validate_status
 from missioncache_db.schema import write_transaction
 from missioncache_db.timefmt import local_minute, local_text
+from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
