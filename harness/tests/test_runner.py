@@ -49,13 +49,10 @@ def _alive(pid: int) -> bool:
 
 def test_hooks_of_one_event_run_in_parallel(sim):
     root = sim.plugin({"Stop": ["P1", "P2"]}, {"P1": {"sleep": 1}, "P2": {"sleep": 1}})
-    started = time.monotonic()
     runs = _run(sim, root, "Stop")
-    elapsed = time.monotonic() - started
     assert [r.exit_code for r in runs] == [0, 0]
-    assert elapsed < 1.9, f"two 1 s hooks took {elapsed:.2f} s: not parallel"
-    starts = sorted(entry["start"] for entry in read_log(root))
-    assert starts[1] - starts[0] < 0.5
+    # Parallel means each started before the other finished, however slow the machine is.
+    assert max(r.started for r in runs) < min(r.finished for r in runs)
 
 
 def test_results_come_in_completion_order(sim):
@@ -142,11 +139,10 @@ def test_five_megabytes_of_stdout(sim):
 def test_background_child_is_not_waited_for(sim):
     root = write_plugin(
         sim.root / "bg",
-        {"Stop": [{"hooks": [{"type": "command", "command": "(sleep 3; echo late) & echo now"}]}]},
+        {"Stop": [{"hooks": [{"type": "command", "command": "(sleep 3; touch late) & echo now"}]}]},
     )
-    started = time.monotonic()
     (run,) = _run(sim, root, "Stop")
-    assert time.monotonic() - started < 2.5
+    assert not (sim.project / "late").exists(), "the runner waited for the background child"
     assert run.stdout.strip() == "now"
     assert not run.timed_out
 
@@ -154,11 +150,9 @@ def test_background_child_is_not_waited_for(sim):
 def test_timeout_terms_the_whole_group_and_discards_output(sim):
     behaviour = {"early_stdout": "partial", "sleep": 5, "child": 30}
     root = sim.plugin({"Stop": [{"name": "T", "timeout": 1}]}, {"T": behaviour})
-    started = time.monotonic()
     (run,) = _run(sim, root, "Stop")
     assert run.timed_out
-    assert 0.9 < run.duration < 2.6
-    assert time.monotonic() - started < 3
+    assert 0.9 < run.duration < 5  # killed at its 1 s timeout, before its 5 s sleep ended
     assert run.stdout == ""
     child = read_log(root)[0]["child_pid"]
     assert poll_until(lambda: not _alive(child), timeout=2), (
