@@ -8,7 +8,9 @@ collapsed, cut short, behind a label) so no transcript text can become markdown 
 
 Stdout becomes the compaction's "Additional Instructions" (and on manual /compact the
 human sees it), so it is one short line. Never exit 2, never a block decision or JSON. A
-failure is recorded (state ``precompact-error``) for the next SessionStart to report.
+snapshot that did not land, or landed while an editor's save of the same moment went to a
+kept copy, is recorded (state ``precompact-error``) for the next SessionStart to report;
+heartbeats that cannot be folded now just wait for the next writer (nothing to tell).
 See docs/hooks.md.
 """
 
@@ -52,6 +54,14 @@ def save_snapshot(task, trigger: str, transcript) -> str:
     return result.file
 
 
+def landed_anyway(error: BaseException) -> str | None:
+    """The file our snapshot reached although the update raised: an editor's save of the
+    same moment went to the version we replaced and is kept in a copy (SaveDivertedError)."""
+    from missioncache_context import SaveDivertedError
+
+    return error.file if isinstance(error, SaveDivertedError) else None
+
+
 def describe(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:300]
 
@@ -75,22 +85,28 @@ def main() -> None:
         task = db.find_task_for_cwd(ident.cwd, ident.session_id)
         if task is None:
             return
-        errors, saved = [], None
+        errors, saved, diverted = [], None, False
         try:
             saved = save_snapshot(task, trigger, ident.transcript_path)
         except Exception as error:  # lock timeout, missing file, not UTF-8, write failed
+            saved = landed_anyway(error)
+            diverted = saved is not None
             errors.append(f"context file: {describe(error)}")
         try:
             db.process_heartbeats()
         except Exception as error:  # sqlite3.OperationalError past the busy timeout
             errors.append(f"heartbeats: {describe(error)}")
-    if errors:
+    if errors and (saved is None or diverted):  # heartbeats alone wait in the spool: no loss
         from missioncache_context import format_when
         from missioncache_state.precompact_failure import record_failure
 
-        record_failure(task.name, task.id, "; ".join(errors), ident.session_id, format_when())
+        record_failure(
+            task.name, task.id, "; ".join(errors), ident.session_id, format_when(), diverted
+        )
     keep = f'keep the MissionCache task name "{task.name}" and its next steps in the summary.'
-    if saved:
+    if diverted:
+        emit(f"MissionCache saved a pre-compaction snapshot to {saved} ({errors[0]}); {keep}")
+    elif saved:
         emit(f"MissionCache saved a pre-compaction snapshot to {saved}; {keep}")
     else:
         emit(f"MissionCache could not save a pre-compaction snapshot; {keep}")

@@ -93,17 +93,13 @@ def candidates_hint(tasks) -> str:
 
 def pending_error():
     """The last pre-compaction failure as (human line, context note), cleared once read."""
-    from missioncache_state.precompact_failure import take_failure
+    from missioncache_state.precompact_failure import headline, take_failure
 
     failure = take_failure()
     if failure is None:
         return None
-    task, when = failure["task"] or "?", failure["time"] or "?"
-    line = (
-        f"the pre-compaction snapshot of {task} at {when} was not saved"
-        f" ({failure['error'] or 'unknown error'})"
-    )
-    return line, f"Note: {line}. Run `/missioncache:save` to save the context by hand."
+    line, todo = headline(failure)
+    return f"{line}. {todo}", f"Note: {line}. {todo}"
 
 
 def compactions_line(count: int, latest) -> str:

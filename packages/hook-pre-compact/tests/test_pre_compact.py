@@ -207,8 +207,10 @@ def test_held_file_lock_times_out_and_is_recorded(compact, context_file, mc_env,
     assert "LockTimeout" in error_record(mc_env)["error"]
 
 
-def test_locked_database_past_the_busy_timeout_is_recorded(compact, context_file, mc_env, mc_query):
-    """The snapshot is saved, the heartbeat folding fails after its bounded wait."""
+def test_locked_database_past_the_busy_timeout_is_no_failure(compact, context_file, mc_env):
+    """The snapshot is saved, the heartbeat folding fails after its bounded wait: the
+    heartbeats wait for the next writer, nothing is lost, so nobody is told the snapshot
+    "was not saved" (which is what a record here made SessionStart say)."""
     conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -218,8 +220,39 @@ def test_locked_database_past_the_busy_timeout_is_recorded(compact, context_file
         conn.close()
     assert done.stdout.startswith("MissionCache saved a pre-compaction snapshot")
     assert "Auto-saved before compaction" in context_file.read_text()
+    assert error_record(mc_env) is None
+
+
+DIVERTING_WRAPPER = """
+import os, runpy, sys
+hooks = os.path.join(os.environ["MC_TEST_PLUGIN"], "hooks")
+sys.path[:0] = [os.path.join(os.environ["MC_TEST_PLUGIN"], "lib"), hooks]
+import missioncache_context
+from missioncache_context.update import SaveDivertedError, update_file
+
+def diverted(path, edit, **options):  # ours lands, an editor's save of the moment does not
+    result = update_file(path, edit, **options)
+    raise SaveDivertedError(result.file, "/kept/editor-save.md")
+
+missioncache_context.update_file = diverted
+runpy.run_path(os.path.join(hooks, "pre_compact.py"), run_name="__main__")
+"""
+
+
+def test_a_diverted_editor_save_is_told_as_saved_with_the_copy(
+    compact, context_file, mc_env, mc_plugin, tmp_path
+):
+    """Our snapshot landed but an editor's save of the same moment went to a kept copy:
+    the user is told the snapshot WAS saved and where the editor's save is, never that the
+    snapshot was lost."""
+    wrapper = tmp_path / "diverting_pre_compact.py"
+    wrapper.write_text(DIVERTING_WRAPPER)
+    done = compact(script=str(wrapper), env={"MC_TEST_PLUGIN": str(mc_plugin)})
+    assert done.stdout.startswith(f"MissionCache saved a pre-compaction snapshot to {context_file}")
+    assert "/kept/editor-save.md" in done.stdout
+    assert "Auto-saved before compaction" in context_file.read_text()
     record = error_record(mc_env)
-    assert "heartbeats" in record["error"] and "locked" in record["error"]
+    assert record["saved"] is True and "/kept/editor-save.md" in record["error"]
 
 
 def test_no_task_no_output_no_write(compact, context_file, tmp_path, mc_env):

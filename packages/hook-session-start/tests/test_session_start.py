@@ -348,12 +348,24 @@ def test_pending_precompact_error_is_reported_once(mc_hook, mc_env, mc_task):
     assert message.startswith("MissionCache: tracking demo-task")
     assert "pre-compaction snapshot of demo-task at 2026-01-02 03:04" in message
     assert "LockTimeout: lock busy" in message
+    assert "was not saved" in message and "/missioncache:save" in message  # what to do
     assert "LockTimeout: lock busy" in context_of(done)
     assert "/missioncache:save" in context_of(done)
     assert not (state / "precompact-error.json").exists()
     again = start(mc_hook)
     assert "pre-compaction" not in again.json["systemMessage"]
     assert "LockTimeout" not in context_of(again)
+
+
+def test_a_snapshot_saved_beside_a_diverted_editor_save_is_told_as_saved(mc_hook, mc_env, mc_task):
+    state = mc_env.claude_dir / "hooks" / "state"
+    state.mkdir(parents=True)
+    record = {"task": "demo-task", "error": "kept at /k/c.md", "time": "t", "saved": True}
+    (state / "precompact-error.json").write_text(json.dumps(record))
+    message = start(mc_hook).json["systemMessage"]
+    assert "pre-compaction snapshot of demo-task at t was saved, but an editor's save" in message
+    assert "kept at /k/c.md" in message and "put its changes back" in message
+    assert "not saved" not in message
 
 
 def test_spool_entries_set_aside_are_told_to_the_human_once(mc_hook, mc_env, mc_task):

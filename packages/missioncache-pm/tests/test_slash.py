@@ -84,11 +84,22 @@ def test_load_reports_and_clears_a_pending_precompact_failure(world, demo):
     save_state("precompact-error", record)
     out = run_slash(world, "load", "demo")
     assert (
-        "WARNING: The last automatic save before compaction failed at 2026-01-02 03:04 for "
-        "task demo: lock timeout." in out
+        "WARNING: The pre-compaction snapshot of demo at 2026-01-02 03:04 was not saved (lock"
+        " timeout). Run `/missioncache:save` to save the context by hand." in out
     )
     assert load_state("precompact-error") is None
     assert "WARNING" not in run_slash(world, "load", "demo")
+
+
+def test_load_tells_a_snapshot_saved_beside_a_diverted_editor_save(world, demo):
+    from missioncache_state.statefile import save_state
+
+    record = {"task": "demo", "error": "kept at /k/c.md", "time": "2026-01-02 03:04", "saved": True}
+    save_state("precompact-error", record)
+    out = run_slash(world, "load", "demo")
+    assert "The pre-compaction snapshot of demo at 2026-01-02 03:04 was saved, but" in out
+    assert "kept at /k/c.md" in out and "put its changes back" in out
+    assert "not saved" not in out
 
 
 def test_a_corrupt_failure_record_is_still_reported_once(world, demo):

@@ -126,8 +126,11 @@ def test_precompact_failure_is_taken_once(roots):
         "task": "demo",
         "time": "2026-01-02 03:04",
         "error": "LockTimeout: busy",
+        "saved": "",
     }
     assert failure.take_failure() is None
+    failure.record_failure("demo", 3, "kept at /k", "s1", "t", saved=True)
+    assert failure.take_failure()["saved"] == "yes"
 
 
 def test_unreadable_precompact_failure_is_still_reported_once(roots):
@@ -136,6 +139,11 @@ def test_unreadable_precompact_failure_is_still_reported_once(roots):
     path = Path(statefile.state_path(failure.KIND))
     path.parent.mkdir(parents=True)
     path.write_text("{not json")
-    assert failure.take_failure() == {"task": "", "time": "", "error": failure.UNREADABLE}
+    assert failure.take_failure() == {
+        "task": "",
+        "time": "",
+        "error": failure.UNREADABLE,
+        "saved": "",
+    }
     assert not path.exists()
     assert failure.take_failure() is None

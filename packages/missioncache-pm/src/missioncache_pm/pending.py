@@ -8,15 +8,12 @@ from __future__ import annotations
 
 
 def take_precompact_error() -> str | None:
-    """One line (when, which task, what failed), clearing the record; None when none."""
-    from missioncache_state.precompact_failure import take_failure
+    """One line (when, which task, what went wrong, what to do), clearing the record;
+    None when none."""
+    from missioncache_state.precompact_failure import headline, take_failure
 
     failure = take_failure()
     if failure is None:
         return None
-    parts = ["The last automatic save before compaction failed"]
-    if failure["time"]:
-        parts.append(f"at {failure['time']}")
-    if failure["task"]:
-        parts.append(f"for task {failure['task']}")
-    return f"{' '.join(parts)}: {failure['error'] or 'no details recorded'}."
+    line, todo = headline(failure)
+    return f"{line[0].upper()}{line[1:]}. {todo}"
