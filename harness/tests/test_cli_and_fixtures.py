@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -106,4 +107,8 @@ def test_demo_plays_against_the_built_plugin(mc_plugin, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "== Time recorded" in out
     assert "missioncache-db time: demo-task: " in out
+    # The demo's turn really ran its command, and you really read before the next prompt.
+    recorded = re.search(r"missioncache-db time: demo-task: .*\(Claude (\d+)s, you (\d+)s\)", out)
+    assert recorded, out
+    assert int(recorded[1]) >= demo.CLAUDE_SECONDS and int(recorded[2]) >= demo.READING_SECONDS
     assert "model sees: SessionStart hook additional context: ## MissionCache: Active Task" in out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 from missioncache_harness.children import wait_heartbeat_children
@@ -19,16 +20,21 @@ from missioncache_harness.cli import render
 from missioncache_harness.locate import repo_root
 from missioncache_harness.routing import EventResult
 from missioncache_harness.session import Session
-from missioncache_harness.tools import Edit, Text, Write
+from missioncache_harness.tools import Edit, Text, Tool, Write
 from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env, python3
 
 TASK = "demo-task"
+# Real seconds, so the time figures at the end are not all zero: Claude's first turn runs a
+# command this long, and you read its answer this long before your next prompt.
+CLAUDE_SECONDS = 4.0
+READING_SECONDS = 3.0
 PROMPTS = [
     (
         "Add a greeting module",
         [
             Text("I'll add greeting.py."),
             Write("greeting.py", 'def greet():\n    return "hi"\n'),
+            Tool("Bash", {"command": "python3 -c 'import greeting'"}, "", seconds=CLAUDE_SECONDS),
             Text("Added greeting.py with greet()."),
         ],
     ),
@@ -63,7 +69,10 @@ def play(tmp: Path, plugin: Path | None = None) -> int:
 
     _step("Claude Code starts in the project (SessionStart)")
     _show_event(session.start())
-    for text, reply in PROMPTS:
+    for number, (text, reply) in enumerate(PROMPTS):
+        if number:
+            _step(f"You read Claude's answer for {READING_SECONDS:.0f} s")
+            time.sleep(READING_SECONDS)
         _step(f'You: "{text}"')
         turn = session.prompt(text, reply=reply)
         for tool in turn.tools:
