@@ -329,6 +329,7 @@ def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
     assert steps == [
         "== Claude Code starts in the project (SessionStart)",
         '== You: "Add a greeting module"',
+        "== You read Claude's answer for 3 s",
         '== You: "Make it say hello world"',
         "== You type /compact (PreCompact, then the compaction hooks)",
         "== You quit (SessionEnd)",
