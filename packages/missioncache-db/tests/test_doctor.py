@@ -240,3 +240,23 @@ def test_the_database_error_words(roots):
     assert is_broken(sqlite3.DatabaseError("file is not a database"))
     assert "damaged" in plain_reason(sqlite3.DatabaseError("database disk image is malformed"))
     assert "SQLite reports" in plain_reason(sqlite3.DatabaseError("something\nnew"))
+
+
+def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(cli, roots, demo, workdir):
+    """The time ``delete`` says it forgets includes heartbeats still in the spool, and they
+    go with the task: SQLite gives the next task the freed id, so a heartbeat folded in
+    after the delete would count for that new task."""
+    from missioncache_db import heartbeats, spool
+
+    with TaskDB() as db:
+        for epoch in (1000.0, 1060.0):
+            record = heartbeats.new_record(demo.id, "s1", None, epoch, f"p{epoch:.0f}")
+            spool.append(db.spool_folder, record)
+    refused = cli("delete", "demo")
+    assert refused.returncode == 1 and "its recorded time (3m)" in refused.stderr
+    assert "deleted demo (3m of recorded time)" in ok(cli("delete", "demo", "--yes"))
+    with TaskDB() as db:
+        again = db.create_task("again", repo=workdir)
+        assert again.id == demo.id  # the freed id is given again
+        db.process_heartbeats()
+        assert db.time_invested(again.id) == 0

@@ -140,6 +140,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
     """Forget a task: its row, heartbeats and work sessions. Files on disk are kept."""
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
+        # Fold the spool in first: its heartbeats count in the time told, and they go with
+        # the task (folded in later, they would count for the next task given its id).
+        db.process_heartbeats()
         spent = format_duration(db.time_invested(task.id))
         if not args.yes:
             raise UserError(
