@@ -159,8 +159,7 @@ def time_split(
     if since is None:
         return summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
     # Earlier turns can reach into the period, up to a margin.
-    margin = None if since is None else since - _PERIOD_MARGIN - idle - tail
-    starts, ends = summary.events(conn, task_id, margin)
+    starts, ends = summary.events(conn, task_id, since - _PERIOD_MARGIN - idle - tail)
     return turns.split(starts, ends, idle, float(tail), now, since)
 
 

@@ -128,8 +128,8 @@ def take_unreported(directory: StrPath) -> list[str]:
             seen = set(handle.read(1 << 20).decode("utf-8", "replace").splitlines())
     except OSError:
         seen = set()
-    new = [os.path.basename(p) for p in quarantined(directory)]
-    new = [name for name in new if name != REPORTED and name not in seen]
+    new = [os.path.basename(p) for p in quarantined(directory)]  # REPORTED is not listed
+    new = [name for name in new if name not in seen]
     if new:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
