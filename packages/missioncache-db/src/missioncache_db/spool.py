@@ -188,19 +188,19 @@ def claim(directory: StrPath, limit: int | None = None) -> list[str]:
         names = sorted(os.listdir(directory))
     except (FileNotFoundError, NotADirectoryError):
         return []
-    claimed = []
-    for name in names:
+    claimed, waiting = [], []
+    for name in names:  # one lstat per entry: this runs on the heartbeat's path
         if not name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)):
             continue
         if not _is_regular(os.path.join(directory, name)):
             _quarantine_entry(directory, name)
         elif name.endswith(CLAIMED_SUFFIX):
             claimed.append(os.path.join(directory, name))
-    for name in names:
+        else:
+            waiting.append(name)
+    for name in waiting:
         if limit is not None and len(claimed) >= limit:
             break
-        if not name.endswith(SPOOL_SUFFIX) or not _is_regular(os.path.join(directory, name)):
-            continue
         unique = f"{name[: -len(SPOOL_SUFFIX)]}.{os.urandom(8).hex()}{CLAIMED_SUFFIX}"
         target = os.path.join(directory, unique)
         try:
