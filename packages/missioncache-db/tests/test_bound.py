@@ -91,3 +91,12 @@ def test_nothing_without_tasks_db(roots, workdir):
     (data / "active" / "old").mkdir(parents=True)
     bind_raw({"projectName": "old", "taskId": 1, "fullPath": "active/old"})
     assert find_task(str(workdir), SID) is None
+
+
+def test_a_task_id_no_database_row_can_hold_names_no_task(db, workdir):
+    """A binding's taskId beyond SQLite's 64 bits made every lookup raise OverflowError:
+    each prompt of that session lost its heartbeat without a word."""
+    task = db.create_task("wide", repo=workdir)
+    bind_raw({"projectName": "wide", "taskId": 10**30})
+    assert db.get_task(10**30) is None
+    assert find_task(str(workdir), SID) == task  # the cwd answers, as for a deleted task

@@ -260,3 +260,15 @@ def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(cli, roots,
         assert again.id == demo.id  # the freed id is given again
         db.process_heartbeats()
         assert db.time_invested(again.id) == 0
+
+
+def test_doctor_removes_a_binding_whose_task_id_no_database_row_can_hold(cli, roots, demo):
+    from missioncache_state.atomic import write_json_atomic
+    from missioncache_state.locations import projects_dir
+
+    path = os.path.join(projects_dir(), "sess-wide.json")
+    write_json_atomic(path, {"projectName": "demo", "taskId": 10**30})
+    done = cli("doctor")
+    assert "Traceback" not in done.stderr
+    assert "removed 1 binding(s) to no task or a closed one" in ok(done)
+    assert not os.path.exists(path)

@@ -40,6 +40,8 @@ def query_tasks(conn: sqlite3.Connection, where: str = "", params: tuple = ()) -
 def get_task(conn: sqlite3.Connection, task_id: int) -> Task | None:
     if isinstance(task_id, bool) or not isinstance(task_id, int):
         return None
+    if not -(1 << 63) <= task_id < 1 << 63:  # a binding's id no row can hold: SQLite would raise
+        return None
     found = query_tasks(conn, "WHERE t.id = ?", (task_id,))
     return found[0] if found else None
 
