@@ -81,6 +81,10 @@ def cmd_bind(args: argparse.Namespace) -> int:
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
+    if not task.is_open:  # a binding is trusted to name an open task (missioncache_db.bound)
+        raise UserError(
+            f"{task.name} is {task.status}; reopen it first (`{_prog()} status {task.name} active`)"
+        )
     if not write_session_binding(args.session_id, task.name, task.id, task.full_path):
         raise UserError(f"invalid session id {args.session_id[:80]!r}")
     print(f"session {args.session_id} bound to {task.name} (id {task.id})")
