@@ -119,9 +119,9 @@ REPORTED = ".reported"  # names already reported, one per line, in the quarantin
 
 
 def take_unreported(directory: StrPath) -> list[str]:
-    """Quarantined entries not reported yet (names), now marked as reported: whoever
-    tells the human (SessionStart, ``doctor``) calls this so each bad entry is reported
-    once. A name is marked only after it has been returned."""
+    """Quarantined entries not reported yet (names), now marked as reported: SessionStart
+    calls this so each bad entry is told once per install (``doctor`` lists them all, every
+    time, through ``quarantined``). A name is marked only after it has been returned."""
     folder = quarantine_dir(directory)
     try:
         with open(os.path.join(folder, REPORTED), "rb") as handle:
