@@ -151,8 +151,9 @@ def compaction_records(task: Task) -> tuple[int, Iterator[Compaction]]:
 
 
 def _records(task: Task, names: list) -> Iterator[Compaction]:
+    folder = folder_for(task) if names else ""  # names are only listed for a safe folder
     for name in names:
-        item = _read(os.path.join(folder_for(task), name))
+        item = _read(os.path.join(folder, name))
         if item is not None:
             yield item
 
