@@ -338,3 +338,27 @@ def test_a_turn_ending_in_the_future_is_left_out(db):
     ends[("skew", "k1")] = (now + 5000, 0)
     got, full = kept_then(db, starts, ends, now, [], {}, now + 3000)
     assert got == full
+
+
+def test_a_summary_older_than_the_horizon_moves_forward(db):
+    """New sessions never delete a summary, so without a refresh the turns after its cut
+    (read in full at every SessionStart) would only grow, and the summary save nothing."""
+    task, starts, ends, now = kept(db, 5)
+    cut, _ = summary_row(db, task.id)
+    later = [
+        (now + day * DAY + n * 60, f"d{day}", f"q{day}-{n}", False)
+        for day in range(1, 8)
+        for n in range(3)
+    ]
+    record(db, task.id, later, {}, now + 8 * DAY)
+    assert summary_row(db, task.id)[0] == cut  # new sessions left it in place
+    assert db.time_split(task.id, now=now + DAY) == split(
+        starts + later, ends, IDLE, TAIL, now + DAY
+    )
+    assert summary_row(db, task.id)[0] == cut  # not two days old yet: read, not replaced
+    at = now + 8 * DAY
+    assert db.time_split(task.id, now=at, keep_summary=True) == split(
+        starts + later, ends, IDLE, TAIL, at
+    )
+    assert summary_row(db, task.id)[0] > cut + 4 * DAY
+    assert db.time_split(task.id, now=at) == split(starts + later, ends, IDLE, TAIL, at)

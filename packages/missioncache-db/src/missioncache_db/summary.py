@@ -24,7 +24,10 @@ Why it stays equal (``_sealed_cut`` checks the first three when a summary is wri
 
 A summary is written only by a caller that asks (SessionStart), inside the same write
 transaction as the reads it summarises, and never waits for the lock; a read never
-writes. A missing, unreadable or stale row just means the full computation.
+writes. New sessions leave a summary in place, so the turns after its cut only grow: a
+caller that asks replaces a summary older than ``HORIZON`` with a fresh one (one full
+computation every two days at most), or the saving would fade away. A missing,
+unreadable or stale row just means the full computation.
 """
 
 from __future__ import annotations
@@ -140,8 +143,8 @@ def _with_summary(
     conn: sqlite3.Connection, task_id: int, idle: float, tail: float, now: float, write: bool
 ) -> TimeSplit:
     stored = _load(conn, task_id, idle, tail, now)
-    if stored is not None:
-        since, resumed = stored
+    if stored is not None and not (write and stored[1] < now - HORIZON):
+        since, _made, resumed = stored
         starts, ends = events(conn, task_id, since)
         later = sorted(turn_intervals(starts, ends, idle, tail, now))
         return resumed.add(later, now).result(now)
@@ -216,7 +219,7 @@ def _sealed_cut(starts: list, turns: list, now: float, idle: float, tail: float)
 
 def _load(
     conn: sqlite3.Connection, task_id: int, idle: float, tail: float, now: float
-) -> tuple[float, Sweep] | None:
+) -> tuple[float, float, Sweep] | None:
     try:
         row = conn.execute(
             f"SELECT {_COLUMNS} FROM time_summary WHERE task_id = ?", (task_id,)
@@ -237,7 +240,7 @@ def _load(
         block = None
     else:
         return None
-    return cut, Sweep(claude, you, block, reach)
+    return cut, made, Sweep(claude, you, block, reach)
 
 
 def _store(
