@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_context import record_change, update_file
-from missioncache_context.update import QUIET_SECONDS, read_file, read_head
+from missioncache_context.update import QUIET_SECONDS, NotUtf8Error, read_file, read_head
 from missioncache_state.files import NotRegularFileError
 from missioncache_state.history import KEEP, history_dir, versions
 
@@ -197,6 +197,15 @@ def test_head_read_stops_at_the_limit_on_a_whole_line(tmp_path):
     assert read_head(path, 20) == "first line\n"  # cut inside "é": no half character
     path.write_text("é" * 20, encoding="utf-8")  # no line end at all within the limit
     assert read_head(path, 7) == "ééé"  # whole characters, not an empty digest
+
+
+def test_head_read_without_a_line_end_still_refuses_a_file_that_is_not_utf8(tmp_path):
+    """Regression: cutting a head that has no line end dropped every invalid byte, so a
+    file that is not UTF-8 was shown as text where read_file refuses it."""
+    path = tmp_path / "c.md"
+    path.write_bytes(b"abc\xff" + "é".encode() * 20)
+    with pytest.raises(NotUtf8Error):
+        read_head(path, 8)
 
 
 def test_a_retried_update_keeps_one_copy_of_the_same_version(tmp_path):
