@@ -241,3 +241,23 @@ def test_a_killed_writers_temp_file_and_the_lock_sidecar_are_cleaned_up(tmp_path
         ".missioncache-history",
         "demo-context.md",
     ]
+
+
+def test_a_file_over_the_size_bound_is_refused_whole_and_left_alone(tmp_path, monkeypatch):
+    """A notes file larger than MAX_EDIT_BYTES is neither read into memory nor rewritten
+    from a part of it; one exactly at the bound is still a notes file."""
+    from missioncache_context import update
+    from missioncache_state.files import FileTooLargeError
+
+    monkeypatch.setattr(update, "MAX_EDIT_BYTES", 10)
+    path = tmp_path / "c.md"
+    path.write_bytes(b"0123456789")
+    _backdate(path)
+    assert read_file(path) == "0123456789"
+    path.write_bytes(b"0123456789\n")
+    _backdate(path)
+    for call in (read_file, lambda p: update_file(p, lambda text: "short\n")):
+        with pytest.raises(FileTooLargeError):
+            call(path)
+    assert path.read_bytes() == b"0123456789\n"
+    assert versions(path) == []
