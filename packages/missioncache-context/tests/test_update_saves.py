@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_context import record_change, update_file
-from missioncache_context.update import QUIET_SECONDS, NotUtf8Error, read_file, read_head
+from missioncache_context.update import QUIET_SECONDS, NotUtf8Error, read_ends, read_file, read_head
 from missioncache_state.files import NotRegularFileError
 from missioncache_state.history import KEEP, history_dir, versions
 
@@ -182,7 +182,7 @@ def test_a_path_that_is_not_a_regular_file_is_never_read_or_replaced(tmp_path, k
         path.symlink_to("/dev/zero")
     before = os.stat(path)
     started = time.monotonic()
-    for call in (read_file, read_head, lambda p: update_file(p, lambda text: text + "x")):
+    for call in (read_file, read_head, read_ends, lambda p: update_file(p, lambda t: t + "x")):
         with pytest.raises(NotRegularFileError):
             call(path)
     assert time.monotonic() - started < 2
