@@ -72,3 +72,19 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
     assert done.returncode == 0, done.stderr
     assert heavy_from(done.stderr) == []
     assert "- saved" in context.read_text()
+
+
+def test_the_type_checker_sees_every_export():
+    """The names the TYPE_CHECKING block imports for mypy are the names ``__getattr__``
+    serves, from the same modules: a new export missed there is typed ``object``."""
+    import ast
+
+    tree = ast.parse(Path(missioncache_context.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If))
+    seen = {
+        alias.name: node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert seen == missioncache_context._EXPORTS

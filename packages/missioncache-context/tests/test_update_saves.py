@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_context import record_change, update_file
-from missioncache_context.update import QUIET_SECONDS, read_file, read_head
+from missioncache_context.update import QUIET_SECONDS, NotUtf8Error, read_ends, read_file, read_head
 from missioncache_state.files import NotRegularFileError
 from missioncache_state.history import KEEP, history_dir, versions
 
@@ -182,7 +182,7 @@ def test_a_path_that_is_not_a_regular_file_is_never_read_or_replaced(tmp_path, k
         path.symlink_to("/dev/zero")
     before = os.stat(path)
     started = time.monotonic()
-    for call in (read_file, read_head, lambda p: update_file(p, lambda text: text + "x")):
+    for call in (read_file, read_head, read_ends, lambda p: update_file(p, lambda t: t + "x")):
         with pytest.raises(NotRegularFileError):
             call(path)
     assert time.monotonic() - started < 2
@@ -197,6 +197,15 @@ def test_head_read_stops_at_the_limit_on_a_whole_line(tmp_path):
     assert read_head(path, 20) == "first line\n"  # cut inside "é": no half character
     path.write_text("é" * 20, encoding="utf-8")  # no line end at all within the limit
     assert read_head(path, 7) == "ééé"  # whole characters, not an empty digest
+
+
+def test_head_read_without_a_line_end_still_refuses_a_file_that_is_not_utf8(tmp_path):
+    """Regression: cutting a head that has no line end dropped every invalid byte, so a
+    file that is not UTF-8 was shown as text where read_file refuses it."""
+    path = tmp_path / "c.md"
+    path.write_bytes(b"abc\xff" + "é".encode() * 20)
+    with pytest.raises(NotUtf8Error):
+        read_head(path, 8)
 
 
 def test_a_retried_update_keeps_one_copy_of_the_same_version(tmp_path):
@@ -232,3 +241,23 @@ def test_a_killed_writers_temp_file_and_the_lock_sidecar_are_cleaned_up(tmp_path
         ".missioncache-history",
         "demo-context.md",
     ]
+
+
+def test_a_file_over_the_size_bound_is_refused_whole_and_left_alone(tmp_path, monkeypatch):
+    """A notes file larger than MAX_EDIT_BYTES is neither read into memory nor rewritten
+    from a part of it; one exactly at the bound is still a notes file."""
+    from missioncache_context import update
+    from missioncache_state.files import FileTooLargeError
+
+    monkeypatch.setattr(update, "MAX_EDIT_BYTES", 10)
+    path = tmp_path / "c.md"
+    path.write_bytes(b"0123456789")
+    _backdate(path)
+    assert read_file(path) == "0123456789"
+    path.write_bytes(b"0123456789\n")
+    _backdate(path)
+    for call in (read_file, lambda p: update_file(p, lambda text: "short\n")):
+        with pytest.raises(FileTooLargeError):
+            call(path)
+    assert path.read_bytes() == b"0123456789\n"
+    assert versions(path) == []

@@ -142,8 +142,32 @@ def test_unreadable_precompact_failure_is_still_reported_once(roots):
     assert failure.take_failure() == {
         "task": "",
         "time": "",
-        "error": failure.UNREADABLE,
+        "error": statefile.UNREADABLE,
         "saved": "",
     }
     assert not path.exists()
     assert failure.take_failure() is None
+
+
+def test_summary_failure_is_taken_once(roots):
+    from missioncache_state import summary_failure as failure
+
+    assert failure.take_summary_note() is None
+    assert failure.record_summary_failure("demo", "disk\n full", "2026-01-02 03:04")
+    assert failure.take_summary_note() == failure.summary_note(
+        "demo", "disk full", "2026-01-02 03:04"
+    )
+    assert failure.take_summary_note() is None
+
+
+def test_unreadable_summary_failure_is_still_reported_once(roots):
+    """Regression: a damaged record was neither reported nor cleared, so the user never
+    heard that a compaction summary was lost."""
+    from missioncache_state import summary_failure as failure
+
+    path = Path(statefile.state_path(failure.KIND))
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    assert failure.take_summary_note() == failure.summary_note("?", statefile.UNREADABLE)
+    assert not path.exists()
+    assert failure.take_summary_note() is None

@@ -16,7 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-HOOK_TEXT_LIMIT = 10_000  # Claude Code's limit; over it the text goes to a file
 SEPARATOR = "\n\n"
 MIN_USEFUL = 300  # a part cut below this many characters is dropped instead
 

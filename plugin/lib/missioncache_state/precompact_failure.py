@@ -8,17 +8,9 @@ cannot drift apart.
 
 from __future__ import annotations
 
-import os
-
-from missioncache_state.statefile import clear_state, load_state, save_state, state_path
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from missioncache_state.statefile import one_line, save_state, take_state
 
 KIND = "precompact-error"
-UNREADABLE = "the failure record could not be read"
-_FIELD_LIMIT = 300
 
 
 def record_failure(
@@ -50,14 +42,10 @@ def take_failure() -> dict[str, str] | None:
     (missing ones empty; ``saved`` is ``"yes"`` or empty), cleared as it is taken; None
     when there is none. A record that exists but cannot be read is still a failure worth
     reporting once."""
-    data = load_state(KIND)
+    data = take_state(KIND)
     if data is None:
-        path = state_path(KIND)
-        if path is None or not os.path.lexists(path):
-            return None
-        data = {"error": UNREADABLE}
-    clear_state(KIND)
-    taken = {key: _one_line(data.get(key)) for key in ("task", "time", "error")}
+        return None
+    taken = {key: one_line(data.get(key)) for key in ("task", "time", "error")}
     taken["saved"] = "yes" if data.get("saved") is True else ""
     return taken
 
@@ -76,9 +64,3 @@ def headline(failure: dict[str, str]) -> tuple[str, str]:
         f"the pre-compaction snapshot of {task} at {when} was not saved ({error})",
         "Run `/missioncache:save` to save the context by hand.",
     )
-
-
-def _one_line(value: Any) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return ""
-    return " ".join(str(value).split())[:_FIELD_LIMIT]

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+UNREADABLE = "the failure record could not be read"
 
 
 def state_path(kind: str, session_id: Any = None) -> str | None:
@@ -45,3 +46,27 @@ def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
 
 def clear_state(kind: str, session_id: Any = None) -> bool:
     return remove_file(state_path(kind, session_id))
+
+
+def take_state(kind: str) -> dict[str, Any] | None:
+    """A one-shot record (a failure to tell the user once), cleared as it is taken; None
+    when there is none. A record that exists but cannot be read is ``{"error":
+    UNREADABLE}``, still taken: it stands for a failure the user must hear about, and
+    left in place it would never be reported nor cleared."""
+    data = load_state(kind)
+    if data is None:
+        path = state_path(kind)
+        if path is None or not os.path.lexists(path):
+            return None
+        data = {"error": UNREADABLE}
+    clear_state(kind)
+    return data
+
+
+def one_line(value: Any, limit: int = 300) -> str:
+    """A field of a record as one line of at most ``limit`` characters for a message to
+    the user ("" for anything but a string or a number: a damaged record shows a gap,
+    not a repr)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    return " ".join(str(value).split())[:limit]

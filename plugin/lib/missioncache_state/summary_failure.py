@@ -9,10 +9,9 @@ One module owns the record and its wording, so the writer and the reader cannot 
 
 from __future__ import annotations
 
-from missioncache_state.statefile import clear_state, load_state, save_state
+from missioncache_state.statefile import one_line, save_state, take_state
 
 KIND = "postcompact-error"
-_FIELD_LIMIT = 300
 
 
 def summary_note(task_name: str, error: str, when: str = "") -> str:
@@ -26,7 +25,7 @@ def summary_note(task_name: str, error: str, when: str = "") -> str:
 
 def record_summary_failure(task_name: str, error: str, when: str) -> bool:
     """Remember the failure for the next SessionStart; False when even that failed."""
-    data = {"task": _one_line(task_name), "error": _one_line(error), "time": _one_line(when)}
+    data = {"task": one_line(task_name), "error": one_line(error), "time": one_line(when)}
     try:
         return save_state(KIND, data)
     except (OSError, ValueError):
@@ -34,14 +33,10 @@ def record_summary_failure(task_name: str, error: str, when: str) -> bool:
 
 
 def take_summary_note() -> str | None:
-    """The pending note, cleared as it is taken; None when there is none."""
-    data = load_state(KIND)
+    """The pending note, cleared as it is taken; None when there is none. A record that
+    exists but cannot be read still tells the user once that a summary was lost."""
+    data = take_state(KIND)
     if data is None:
         return None
-    clear_state(KIND)
-    fields = {key: _one_line(data.get(key)) for key in ("task", "error", "time")}
+    fields = {key: one_line(data.get(key)) for key in ("task", "error", "time")}
     return summary_note(fields["task"] or "?", fields["error"] or "unknown error", fields["time"])
-
-
-def _one_line(value: object) -> str:
-    return " ".join(value.split())[:_FIELD_LIMIT] if isinstance(value, str) else ""

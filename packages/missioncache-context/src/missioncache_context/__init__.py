@@ -84,10 +84,19 @@ if TYPE_CHECKING:  # the type checker sees the names __getattr__ serves
         NotUtf8Error as NotUtf8Error,
     )
     from .update import (
+        SaveDivertedError as SaveDivertedError,
+    )
+    from .update import (
         UpdateResult as UpdateResult,
     )
     from .update import (
+        read_ends as read_ends,
+    )
+    from .update import (
         read_file as read_file,
+    )
+    from .update import (
+        read_head as read_head,
     )
     from .update import (
         update_file as update_file,

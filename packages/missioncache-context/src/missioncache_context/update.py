@@ -179,8 +179,19 @@ def read_head(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> str:
     data, whole = read_head_bytes(target, limit)
     if not whole:  # no half line; a head without any line end loses no more than a character
         cut = data.rfind(b"\n") + 1
-        data = data[:cut] if cut else data.decode("utf-8", "ignore").encode("utf-8")
+        data = data[:cut] if cut else _without_cut_character(data)
     return _decode(target, data)[1]
+
+
+def _without_cut_character(data: bytes) -> bytes:
+    """``data`` less the start of a character the limit cut in two, and nothing else: an
+    invalid byte anywhere before it is still refused (NotUtf8Error), never dropped."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.reason == "unexpected end of data":
+            return data[: error.start]
+    return data
 
 
 def read_ends(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> list[str]:

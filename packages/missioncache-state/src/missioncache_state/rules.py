@@ -30,22 +30,14 @@ if TYPE_CHECKING:
 
 
 def _starts_with_marker(path: str) -> bool:
-    """Whether ``path`` (followed if a link) is a regular file starting with ``MARKER``.
-    O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever."""
-    import stat
+    """Whether ``path`` (followed if a link) is a regular file starting with ``MARKER``;
+    missioncache_state.files never opens a FIFO or device, nor waits on one."""
+    from missioncache_state.files import read_head
 
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        return read_head(path, len(MARKER))[0] == MARKER
     except OSError:
         return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        return os.read(fd, len(MARKER)) == MARKER
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def remove_legacy_rules(dest_dir: StrPath | None = None) -> list[str]:
