@@ -357,3 +357,13 @@ def test_a_huge_resumed_transcript_counts_its_end_and_says_so(line, mc_task, tra
     with transcript.open("a") as handle:
         handle.write(_edit_record() + "\n")
     assert "· 3+ edits ·" in line(env=plain)  # continued from where it stopped, still a floor
+
+
+def test_a_context_file_too_large_to_edit_still_shows_its_save(line, mc_task, mc_task_dir):
+    """Only the head is read (as the task tracker reads it): a context file past the
+    64 MiB edit limit used to show "not saved" in red, though its stamp said 13:47."""
+    context = CONTEXT.format(stamp="2026-11-29 13:47") + "### Task 3\nnotes\n"
+    _write_files(mc_task_dir, mc_task.name, TASKS, context + ("old notes\n" * (7 << 20)))
+    assert (mc_task_dir / f"{mc_task.name}-context.md").stat().st_size > 64 << 20
+    shown = line(env={"NO_COLOR": "1"})
+    assert "[2/4] ✎1" in shown and "saved Nov 29" in shown and "not saved" not in shown
