@@ -102,7 +102,8 @@ def collect(
 def shown_name(task: Task) -> str:
     """``name``, or ``parent/name`` for a subtask: two parents may each have a subtask of
     the same name, and every format keys its rows by this (the command line's form)."""
-    return task.full_path.split("/", 1)[-1]
+    name: str = task.full_path.split("/", 1)[-1]
+    return name
 
 
 def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: float) -> tuple:
