@@ -89,3 +89,18 @@ def test_summary_with_non_ascii_is_counted_in_characters(mc_hook, mc_task):
     context = context_of(start(mc_hook))
     assert len(context) < LIMIT
     assert context.count("é") > 4000
+
+
+def test_an_empty_newest_summary_gives_way_to_the_one_before_it(mc_hook, mc_task):
+    """A compaction whose summary came empty still counts, and the newest summary with
+    text (among the newest three records) is handed over instead; older is not looked for."""
+    compact(mc_hook, "EARLIER-SUMMARY with text")
+    compact(mc_hook, "", trigger="auto")
+    context = context_of(start(mc_hook))
+    assert "EARLIER-SUMMARY with text" in context and "manual compaction)" in context
+    assert "- **Compactions:** 2 (newest " in context and ", auto)" in context
+    compact(mc_hook, "")
+    compact(mc_hook, "")
+    context = context_of(start(mc_hook))
+    assert "- **Compactions:** 4 (newest " in context
+    assert "Last compaction summary" not in context and "EARLIER-SUMMARY" not in context

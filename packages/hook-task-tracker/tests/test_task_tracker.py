@@ -185,3 +185,15 @@ def test_a_fence_open_at_the_head_cut_does_not_hide_the_tail(prompt, files):
     tail = "filler\n" * 200_000 + "- [ ] 777. appended later\n"
     files("### Task 777", tasks_text=TASKS + fenced + tail)
     assert ": 777." in prompt()
+
+
+def test_a_flood_of_divergent_tasks_names_the_first_50_and_counts_the_rest(prompt, files):
+    """Thousands of unchecked items with findings must not flood Claude's context (or pass
+    Claude Code's 10,000-character hook-output limit): 50 named, the rest counted."""
+    numbers = [str(n) for n in range(100, 1100)]
+    items = "".join(f"- [ ] {n}. item\n" for n in numbers)
+    files(*(f"### Task {n}" for n in numbers), tasks_text="# Tasks\n\n" + items)
+    out = prompt()
+    assert f": {', '.join(numbers[:50])} and 950 more." in out
+    assert f"completed_tasks={json.dumps(numbers[:50])})" in out
+    assert len(out) < 10_000

@@ -230,3 +230,30 @@ def test_days_of_fractional_seconds_still_add_up_to_the_total(report, mc_env, mc
     assert sum(d["claude"] for d in days.values()) == task["claude"]
     assert sum(d["you"] for d in days.values()) == task["you"]
     assert "demo-task: 30m" in mc_cli("time", "demo-task", "--period", "week")
+
+
+def test_subtasks_sharing_a_name_are_told_apart_and_not_added_together(
+    report, mc_env, mc_cli, tmp_path
+):
+    """Two parents may each have a subtask called ``same``: the report names them as the
+    command line does (``a/same``), and neither's time is drawn or labelled as the other's."""
+    import sqlite3
+
+    for args in (("a",), ("b",), ("same", "--parent", "a"), ("same", "--parent", "b")):
+        mc_cli("create-task", *args)
+    db = mc_env.data_root / "tasks.db"
+    with sqlite3.connect(db) as conn:
+        ids = dict(conn.execute("SELECT full_path, id FROM tasks"))
+        conn.execute("UPDATE tasks SET status = 'paused' WHERE id = ?", (ids["active/b/same"],))
+    record_work(db, ids["active/a/same"], _local(0, 0) + 60, [(1800, 0)])
+    record_work(db, ids["active/b/same"], _local(0, 2), [(2700, 0)])
+    text = report("--period", "today")
+    assert _row(text, "a/same")[1] == "30m" and _row(text, "b/same")[1] == "45m"
+    rows = {r["task"]: r for r in csv.DictReader(io.StringIO(report("--format", "csv")))}
+    assert (rows["a/same"]["status"], rows["b/same"]["status"]) == ("active", "paused")
+    out = tmp_path / "r.html"
+    report("--period", "today", "--format", "html", "-o", str(out))
+    page = out.read_text(encoding="utf-8")
+    today = time.strftime("%Y-%m-%d")
+    assert f"<title>{today} a/same: 30m</title>" in page
+    assert f"<title>{today} b/same: 45m</title>" in page

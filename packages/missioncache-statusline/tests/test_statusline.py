@@ -341,3 +341,29 @@ def test_old_caches_of_other_sessions_are_pruned(line, mc_env, mc_task):
     assert line()
     assert not old.exists() and recent.exists() and record.exists()
     assert (folder / f"{SID}.json").exists()
+
+
+def test_a_huge_resumed_transcript_counts_its_end_and_says_so(line, mc_task, transcript):
+    """A first look at a transcript over 8 MiB reads only its end, so the count it shows
+    is a floor ("2+ edits"), never presented as the session's whole count."""
+    filler = json.dumps({"type": "user", "message": {"role": "user", "content": "x" * 1000}})
+    with transcript.open("w") as handle:
+        handle.write(_edit_record() + "\n")  # beyond the first read: not counted
+        handle.write((filler + "\n") * 9000)
+        handle.write(_edit_record() + "\n" + _edit_record("Write") + "\n")
+    assert transcript.stat().st_size > 8 * 1024 * 1024
+    plain = {"NO_COLOR": "1"}
+    assert "· 2+ edits ·" in line(env=plain)
+    with transcript.open("a") as handle:
+        handle.write(_edit_record() + "\n")
+    assert "· 3+ edits ·" in line(env=plain)  # continued from where it stopped, still a floor
+
+
+def test_a_context_file_too_large_to_edit_still_shows_its_save(line, mc_task, mc_task_dir):
+    """Only the head is read (as the task tracker reads it): a context file past the
+    64 MiB edit limit used to show "not saved" in red, though its stamp said 13:47."""
+    context = CONTEXT.format(stamp="2026-11-29 13:47") + "### Task 3\nnotes\n"
+    _write_files(mc_task_dir, mc_task.name, TASKS, context + ("old notes\n" * (7 << 20)))
+    assert (mc_task_dir / f"{mc_task.name}-context.md").stat().st_size > 64 << 20
+    shown = line(env={"NO_COLOR": "1"})
+    assert "[2/4] ✎1" in shown and "saved Nov 29" in shown and "not saved" not in shown

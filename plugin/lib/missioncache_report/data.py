@@ -99,8 +99,15 @@ def collect(
     return report
 
 
+def shown_name(task: Task) -> str:
+    """``name``, or ``parent/name`` for a subtask: two parents may each have a subtask of
+    the same name, and every format keys its rows by this (the command line's form)."""
+    name: str = task.full_path.split("/", 1)[-1]
+    return name
+
+
 def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: float) -> tuple:
-    row = TaskRow(task.id, task.name, task.status)
+    row = TaskRow(task.id, shown_name(task), task.status)
     found = db.time_split(task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
     sessions = _sessions_per_day(db, task.id, since)
@@ -110,7 +117,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
         split = _day_split(db, task.id, day, now)
         if split.total or day in sessions:
             days.append(
-                DayRow(day, task.name, split.total, sessions.get(day, 0), split.claude, split.you)
+                DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
     _add_rounding(days, found)
     row.last_activity = last_activity(db, task)

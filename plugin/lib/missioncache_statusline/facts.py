@@ -75,13 +75,16 @@ def compactions_since(task: Task, since_epoch: float | None) -> int | None:
 
 
 def file_facts(context_path: str, tasks_path: str) -> dict:
-    """Checklist progress, findings for unchecked items, and when the context was saved."""
+    """Checklist progress, findings for unchecked items, and when the context was saved.
+    Of the context file only its head, as the task tracker reads it: the stamp and the
+    findings are at the top, and a file too large to read whole must not show "not saved"."""
     from missioncache_context import divergent_tasks, get_stamp, parse_items, read_file
+    from missioncache_context.update import read_head
 
     done = total = 0
     divergent: list = []
     tasks_text = _read(read_file, tasks_path)
-    context_text = _read(read_file, context_path)
+    context_text = _read(read_head, context_path)
     if tasks_text is not None:
         items = parse_items(tasks_text)
         total, done = len(items), sum(1 for item in items if item.done)

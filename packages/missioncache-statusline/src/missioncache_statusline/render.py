@@ -50,7 +50,10 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
     if level <= 3:
         today = f"today {duration(facts.get('today'))}"
         if level == 0 and facts.get("today"):
-            today += f" (Claude {duration(facts.get('claude'))}, you {duration(facts.get('you'))})"
+            from missioncache_db.durations import format_split
+
+            split = (facts.get(key) or 0 for key in ("today", "claude", "you"))
+            today = f"today {format_split(split)}"
         parts.append([_piece(today, None, color)])
     if level <= 1 and edits is not None:
         count = edits.get("count", 0)
