@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import time
 
 from bench.common import Bench, Home, Run
 from bench.stats import ratio, summarize
@@ -101,7 +100,6 @@ def run(bench: Bench) -> dict:
             result = cases[name]()
             if round_no >= 2:
                 samples[name].append(result)
-        time.sleep(0)
     floor = summarize([r.seconds for r in samples[next(iter(cases))]])
     rows = []
     for name, runs in samples.items():
