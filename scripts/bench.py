@@ -9,6 +9,7 @@ fail a build. Parts (``--parts``, comma-separated, default all):
 - ``transcripts``: Stop and PreCompact against transcript size (10 KB .. 500 MB)
 - ``heartbeats``: process_heartbeats against 10k/100k/1M heartbeats (time, peak memory)
 - ``sessionstart``: SessionStart against 10/1,000/10,000 tasks and repositories
+- ``bigfiles``: the prompt and SessionStart hooks against tasks/context file size
 - ``statusline``: the status line command as Claude Code runs it, beside the floor
 - ``accuracy``: time invested vs the ground truth of a scripted week replayed through the
   hooks under libfaketime (new turn model and heartbeat-only model; docs/time.md)

@@ -142,11 +142,12 @@ def stale_files(built: Path, committed: Path) -> list[str]:
     if not committed.is_dir():
         return ["plugin/ (missing)"]
     new, old = _tree(built), _tree(committed)
-    changed = [f for f in sorted(new & old) if not filecmp.cmp(built / f, committed / f, False)]
-    changed += [  # a launcher that lost its executable bit cannot be run by its path
+    changed = [
         f
         for f in sorted(new & old)
-        if os.access(built / f, os.X_OK) != os.access(committed / f, os.X_OK)
+        if not filecmp.cmp(built / f, committed / f, False)
+        # a launcher that lost its executable bit cannot be run by its path
+        or os.access(built / f, os.X_OK) != os.access(committed / f, os.X_OK)
     ]
     return sorted(new ^ old) + changed
 

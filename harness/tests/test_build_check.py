@@ -53,3 +53,15 @@ def test_the_launcher_is_built_executable_and_losing_the_bit_is_stale(mc_plugin,
     done = check(copy)
     assert done.returncode == 1
     assert "bin/missioncache" in done.stderr
+
+
+def test_a_file_both_edited_and_not_executable_is_listed_once(mc_plugin, tmp_path):
+    """The stale list names each file once, whatever made it stale."""
+    copy = tmp_path / "plugin"
+    shutil.copytree(mc_plugin, copy)
+    launcher = copy / "bin" / "missioncache"
+    launcher.write_text("#!/bin/sh\n# edited by hand\n")
+    launcher.chmod(0o644)
+    done = check(copy)
+    assert done.returncode == 1
+    assert done.stderr.count("bin/missioncache") == 1, done.stderr

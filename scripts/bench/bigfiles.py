@@ -9,9 +9,7 @@ stop growing with the file. Each row is the hook's median over the runs, next to
 
 from __future__ import annotations
 
-import random
-
-from bench.common import Bench, Home
+from bench.common import Bench, Home, interleaved
 from bench.stats import ratio, summarize
 
 NEEDS_HOOKS = True
@@ -38,17 +36,12 @@ def _big_context(home: Home, megabytes: int) -> None:
 
 
 def _measure(bench: Bench, home: Home, script: str, stdin: bytes) -> dict:
-    samples: dict[str, list[float]] = {"floor": [], "hook": []}
-    failed = 0
-    for round_no in range(2 + bench.runs):
-        order = list(samples)
-        random.shuffle(order)
-        for name in order:
-            run_ = home.floor() if name == "floor" else home.run_hook(script, stdin)
-            failed += name == "hook" and run_.returncode != 0
-            if round_no >= 2:
-                samples[name].append(run_.seconds)
-    return {**{name: summarize(s) for name, s in samples.items()}, "failed": failed}
+    runs = interleaved(bench, {"floor": home.floor, "hook": lambda: home.run_hook(script, stdin)})
+    # The hooks.json command ends in `|| true` and a hook turns a crash into a breadcrumb on
+    # stderr and exit 0: the exit status alone would never count one.
+    failed = sum(1 for r in runs["hook"] if r.returncode != 0 or r.stderr.strip())
+    stats = {name: summarize([r.seconds for r in found]) for name, found in runs.items()}
+    return {**stats, "failed": failed}
 
 
 def run(bench: Bench) -> dict:

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import sqlite3
 import subprocess
 import time
 import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from bench.files import context_text, tasks_text, write_transcript
 from bench.procs import children_cpu, wait_until
@@ -62,6 +65,27 @@ class Bench:
 
     def new_home(self, name: str, transcript_bytes: int = 0) -> Home:
         return Home(self, self.scratch / f"{name}-{uuid.uuid4().hex[:8]}", transcript_bytes)
+
+
+T = TypeVar("T")
+WARMUP_ROUNDS = 2  # rounds run first and dropped: the page cache and byte code settle
+
+
+def interleaved(
+    bench: Bench, cases: Mapping[str, Callable[[], T]], warmup: int = WARMUP_ROUNDS
+) -> dict[str, list[T]]:
+    """Each case once per round, in a fresh random order, for ``bench.runs`` kept rounds:
+    a drift of the shared machine then falls on every case (the floor included) alike,
+    instead of on whichever case happened to run last."""
+    samples: dict[str, list[T]] = {name: [] for name in cases}
+    for round_no in range(warmup + bench.runs):
+        order = list(cases)
+        random.shuffle(order)
+        for name in order:
+            result = cases[name]()
+            if round_no >= warmup:
+                samples[name].append(result)
+    return samples
 
 
 def load_hooks(plugin: Path) -> dict[str, HookSpec]:

@@ -16,13 +16,12 @@ the next case starts only after that child has exited.
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bench.common import Bench, Home, Run
+from bench.common import WARMUP_ROUNDS, Bench, Home, Run, interleaved
 from bench.procs import children_cpu
 from bench.stats import ratio, summarize
 
@@ -137,17 +136,9 @@ def cases(home: Home) -> dict[str, tuple[str, Callable[[], Sample]]]:
     return table
 
 
-def measure(bench: Bench, home: Home, warmup: int = 2) -> dict[str, list[Sample]]:
+def measure(bench: Bench, home: Home, warmup: int = WARMUP_ROUNDS) -> dict[str, list[Sample]]:
     table = cases(home)
-    samples: dict[str, list[Sample]] = {name: [] for name in table}
-    for round_no in range(warmup + bench.runs):
-        order = list(table)
-        random.shuffle(order)
-        for name in order:
-            sample = table[name][1]()
-            if round_no >= warmup:
-                samples[name].append(sample)
-    return samples
+    return interleaved(bench, {name: case for name, (_event, case) in table.items()}, warmup)
 
 
 def run(bench: Bench) -> dict:

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import time
 
-from bench.common import Bench, Home, Run
+from bench.common import Bench, Home, Run, interleaved
 from bench.stats import ratio, summarize
 from missioncache_harness import payloads
 
@@ -93,15 +91,7 @@ def run(bench: Bench) -> dict:
         "status line: after a prompt (tasks.db changed)": after_prompt,
         "status line: recompute (a minute after a prompt)": recompute,
     }
-    samples: dict[str, list[Run]] = {name: [] for name in cases}
-    for round_no in range(2 + bench.runs):
-        order = list(cases)
-        random.shuffle(order)
-        for name in order:
-            result = cases[name]()
-            if round_no >= 2:
-                samples[name].append(result)
-        time.sleep(0)
+    samples = interleaved(bench, cases)
     floor = summarize([r.seconds for r in samples[next(iter(cases))]])
     rows = []
     for name, runs in samples.items():

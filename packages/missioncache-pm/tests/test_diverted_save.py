@@ -90,3 +90,15 @@ def test_the_one_sentence_of_a_diverted_save_does_not_claim_a_failure(tmp_path):
     text = sentence(SaveDivertedError(str(tmp_path / "x-context.md"), None))
     assert text.startswith(f"Saved to {tmp_path / 'x-context.md'}, but an editor")
     assert "save the file again from the editor" in text
+
+
+def test_update_tasks_file_itself_diverted_says_the_items_landed(world, demo, monkeypatch):
+    from missioncache_pm.edits import update_tasks_file
+
+    _editor_saves_twice_around_our_replace(monkeypatch, demo.tasks_file)
+    report = update_tasks_file(str(demo.tasks_file), ["1"], ["Ship"])
+    assert "Marked done: 1. Parse." in report
+    assert "NOT saved" not in report and "do not repeat the update" in report
+    _kept_copy(report)
+    tasks = demo.tasks_file.read_text(encoding="utf-8")
+    assert "- [x] 1. Parse" in tasks and "Ship" in tasks

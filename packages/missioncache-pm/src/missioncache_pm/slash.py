@@ -52,6 +52,13 @@ def _read(path: Any) -> str | None:
         return None
 
 
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in ``text``, so the text can
+    never close it early (a file or summary may hold fenced code of its own)."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    return "`" * (longest + 1)
+
+
 def file_block(label: str, path: Any) -> list[str]:
     """The file's text in a fence long enough never to be closed by its content."""
     text = _read(path)
@@ -61,8 +68,7 @@ def file_block(label: str, path: Any) -> list[str]:
     if len(text) > FILE_LIMIT:
         text = text[:FILE_LIMIT]
         note = f"(first {FILE_LIMIT} characters shown; read the file for the rest)"
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
+    fence = _fence(text)
     lines = [f"### {label}: {path}", "", f"{fence}markdown", text.rstrip("\n"), fence]
     return [*lines, note, ""] if note else [*lines, ""]
 
@@ -84,8 +90,7 @@ def compaction_blocks(task: Task) -> list[str]:
         text = item.summary
         if len(text) > SUMMARY_LIMIT:
             text = text[:SUMMARY_LIMIT].rstrip() + "\n[… cut: the rest is in the task folder]"
-        longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-        fence = "`" * (longest + 1)
+        fence = _fence(text)
         when = f"{item.when}, {item.trigger} compaction, session {item.session_id or 'unknown'}"
         out += [f"#### {when}", "", f"{fence}text", text, fence, ""]
     return out
