@@ -214,6 +214,7 @@ class Scene:
             "PreCompact": {"trigger": "manual", "custom_instructions": None},
             "PostCompact": {"trigger": "manual", "compact_summary": "<summary>s</summary>"},
             "Stop": {"stop_hook_active": False},
+            "StopFailure": {"prompt_id": "p-fuzz", "error": "server_error"},
         }.get(event, {})
         return {**base, **extra, **fields}
 
