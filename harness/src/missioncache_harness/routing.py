@@ -165,7 +165,7 @@ def _apply_json(ctx: _Ctx, out: Routed, data: dict) -> None:
     specific = data.get("hookSpecificOutput")
     context = specific.get("additionalContext") if isinstance(specific, dict) else None
     if isinstance(context, str):
-        # Not measured: the record holds what the model gets, as for over-long stdout.
+        # Measured on 2.1.328: the model and the record both get the note, not the text.
         context = _limit(ctx, context, out, "additionalContext")
         record = _attachment(ctx, "hook_additional_context", content=[context])
         if ctx.event == "SessionStart":  # measured: named "SessionStart", without ":<source>"
