@@ -80,10 +80,13 @@ def test_make_env_drops_the_developers_claude_state(tmp_path):
         "PATH": "/bin",
         "CLAUDE_CODE_SESSION_ID": "x",
         "MISSIONCACHE_ROOT": "/real",
+        "ANTHROPIC_API_KEY": "sk-the-developers-own",
+        "TERM_SESSION_ID": "w0t0p0:real",
         "KEEP": "1",
     }
     env = make_env(tmp_path, base).env
     assert "CLAUDE_CODE_SESSION_ID" not in env and env["KEEP"] == "1"
+    assert "ANTHROPIC_API_KEY" not in env and "TERM_SESSION_ID" not in env
     assert env["MISSIONCACHE_ROOT"] == str(tmp_path / "home" / ".missioncache")
 
 

@@ -1,4 +1,5 @@
-"""Every "contract N.N" and "data model section N" in the code and docs names a real section.
+"""Every "contract N.N" and "data model section N" in the code and docs names a real section,
+and every repository path (or ``path::test``) the docs name in backticks exists.
 
 WHY a test: comments cite the two documents by section number, and a renumbered or missing
 section turns a citation into a dead end for the next reader; only a check keeps them true.
@@ -19,6 +20,8 @@ CITATION = re.compile(
     re.IGNORECASE,
 )
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? ", re.MULTILINE)
+# A path the docs name: `harness/...`, `packages/...`, ... up to the closing backtick.
+DOC_PATH = re.compile(r"`((?:harness|packages|scripts|docs|plugin-src|plugin|\.ci)/[^`\s]*)`")
 SEARCHED = ("packages", "harness", "scripts", "docs", "README.md", "plugin-src")
 
 
@@ -61,3 +64,29 @@ def test_every_section_citation_resolves():
         if number not in sections[kind]
     ]
     assert dead == []
+
+
+def _doc_files() -> list[Path]:
+    readmes = [*ROOT.glob("*/README.md"), *ROOT.glob("packages/*/README.md")]
+    return [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *readmes]
+
+
+def _dead_path(named: str) -> bool:
+    """True when a named path (``file::test_name`` included) is not in the repository."""
+    if any(mark in named for mark in ("*", "<", "\u2026")):
+        return False  # a pattern or a placeholder, not one path
+    path, _, test = named.rstrip(".,").partition("::")
+    target = ROOT / path
+    if not target.exists():
+        return True
+    return bool(test) and f"def {test}(" not in target.read_text(encoding="utf-8")
+
+
+def test_every_path_the_docs_name_exists():
+    named = [
+        (doc.relative_to(ROOT), match)
+        for doc in _doc_files()
+        for match in DOC_PATH.findall(doc.read_text(encoding="utf-8"))
+    ]
+    assert len(named) > 20  # the scan itself works: the docs name files often
+    assert [f"{doc}: {path}" for doc, path in named if _dead_path(path)] == []

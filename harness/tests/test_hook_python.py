@@ -16,13 +16,14 @@ def test_the_chosen_interpreter_becomes_python3_first_on_path(tmp_path):
     assert first == str(tmp_path / "shim")
     assert environ["PATH"].endswith(os.pathsep + "/usr/bin")
     done = subprocess.run(
-        ["python3", "-c", "import sys; print(sys.version_info[:2])"],
+        ["python3", "-c", "import os, sys; print(os.path.realpath(sys.executable))"],
         env={"PATH": environ["PATH"]},
         capture_output=True,
         text=True,
         check=True,
     )
-    assert done.stdout.strip() == str(sys.version_info[:2])
+    # The interpreter itself, not just its version: /usr/bin/python3 may share it.
+    assert done.stdout.strip() == os.path.realpath(sys.executable)
 
 
 def test_unset_leaves_path_alone(tmp_path):

@@ -351,6 +351,35 @@ def test_stdout_over_10000_chars_is_persisted_with_a_preview():
     assert attachment(result, "hook_success")["content"] == model.split(": ", 1)[1]
 
 
+def test_the_preview_is_cut_back_to_a_line_end():
+    """Claude Code keeps whole lines in the preview (contract 11.5): 181 lines of 11
+    characters fit in 2,000; the 182nd would be cut in the middle."""
+    text = "".join(f"{n:05d}-line\n" for n in range(1_000))
+    (model,) = routed("SessionStart", hr(text)).model_texts
+    preview = model.split("Preview (first 2KB):\n", 1)[1]
+    assert preview == text[: 181 * 11 - 1] + "\n...\n</persisted-output>"
+
+
+def test_additional_context_over_10000_chars_is_persisted_with_a_preview():
+    """The limit holds for additionalContext too (contract 11.5): the model gets the note."""
+    text = "d" * 10_001
+    result = routed("SessionStart", hr(ctx_json("SessionStart", text)))
+    (path,) = result.persisted
+    assert result.persisted[path] == text
+    assert path.endswith("-additionalContext.txt")
+    (model,) = result.model_texts
+    assert model.startswith("SessionStart hook additional context: <persisted-output>\n")
+    assert f"Full output saved to: {path}" in model and text not in model
+    assert attachment(result, "hook_additional_context")["content"] == [model.split(": ", 1)[1]]
+
+
+def test_additional_context_of_10000_chars_passes_whole():
+    text = "e" * 10_000
+    result = routed("UserPromptSubmit", hr(ctx_json("UserPromptSubmit", text)))
+    assert result.model_texts == [f"UserPromptSubmit hook additional context: {text}"]
+    assert result.persisted == {}
+
+
 def test_precompact_output_is_cut_at_10000_chars():
     text = "c" * 10_001
     result = routed("PreCompact", hr(text))

@@ -23,7 +23,7 @@ import pytest
 from missioncache_harness.polling import poll_until
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text, Tool, Write
-from missioncache_harness.workspace import McEnv, McTask, python3
+from missioncache_harness.workspace import McEnv, McTask
 
 BANNER = "SessionStart hook additional context: ## MissionCache: Active Task Detected"
 STOP_LINE = (
@@ -64,8 +64,7 @@ def wait_for_heartbeats(mc_env: McEnv, count: int) -> None:
 
 def bundled(mc_env: McEnv, plugin: Path, *args: str) -> str:
     """Run the plugin's bundled ``missioncache_db`` command; its stdout."""
-    env = dict(mc_env.env, PYTHONPATH=str(plugin / "lib"))
-    done = mc_env.run([python3(), "-m", "missioncache_db", *args], env=env)
+    done = mc_env.bundled(plugin, *args)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

@@ -27,7 +27,7 @@ from missioncache_harness.fake_api import Text as ApiText
 from missioncache_harness.polling import poll_until
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text, Tool
-from missioncache_harness.workspace import McEnv, create_task, make_env, python3
+from missioncache_harness.workspace import McEnv, create_task, make_env
 
 TASK = "timed-task"
 IDLE_TIMEOUT = 5
@@ -72,8 +72,7 @@ def time_invested(env: McEnv, plugin: Path) -> tuple[int, int, int]:
             conn.close()
 
     assert poll_until(lambda: count() >= 2), "the two heartbeats never landed"
-    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
-    done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ)
+    done = env.bundled(plugin, "time", TASK)
     assert done.returncode == 0, done.stderr
     shown = _SHOWN.fullmatch(done.stdout.strip())
     assert shown, done.stdout

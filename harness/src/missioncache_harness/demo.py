@@ -21,7 +21,7 @@ from missioncache_harness.locate import repo_root
 from missioncache_harness.routing import EventResult
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Edit, Text, Tool, Write
-from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env, python3
+from missioncache_harness.workspace import McEnv, build_plugin, create_task, make_env
 
 TASK = "demo-task"
 # Real seconds, so the time figures at the end are not all zero: Claude's first turn runs a
@@ -106,8 +106,7 @@ def _show_event(result: EventResult) -> None:
 
 
 def _time(env: McEnv, plugin: Path, project: Path) -> None:
-    environ = dict(env.env, PYTHONPATH=str(plugin / "lib"))
-    done = env.run([python3(), "-m", "missioncache_db", "time", TASK], env=environ, cwd=project)
+    done = env.bundled(plugin, "time", TASK, cwd=project)
     _line("missioncache-db time", (done.stdout or done.stderr).strip())
     print(
         "    (each turn counts from your prompt to Claude's Stop, a few seconds here; the gap\n"

@@ -165,6 +165,8 @@ def _apply_json(ctx: _Ctx, out: Routed, data: dict) -> None:
     specific = data.get("hookSpecificOutput")
     context = specific.get("additionalContext") if isinstance(specific, dict) else None
     if isinstance(context, str):
+        # Measured on 2.1.328: the model and the record both get the note, not the text.
+        context = _limit(ctx, context, out, "additionalContext")
         record = _attachment(ctx, "hook_additional_context", content=[context])
         if ctx.event == "SessionStart":  # measured: named "SessionStart", without ":<source>"
             record["attachment"]["hookName"] = ctx.event
@@ -224,14 +226,17 @@ def _parse_json(ctx: _Ctx, stdout: str) -> tuple[dict | None, str | None]:
     return data, None
 
 
-def _limit(ctx: _Ctx, text: str, out: Routed) -> str:
-    """Stdout over 10,000 characters is saved to a file; only a 2 KB preview goes on."""
+def _limit(ctx: _Ctx, text: str, out: Routed, channel: str = "stdout") -> str:
+    """Output over 10,000 characters is saved to a file; only a 2 KB preview goes on.
+
+    The same rule holds for stdout and for ``additionalContext`` (contract 4.2 and 11.5).
+    """
     if len(text) <= OUTPUT_LIMIT:
         return text
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
     transcript = Path(str(ctx.payload.get("transcript_path") or "transcript.jsonl"))
     session_id = str(ctx.payload.get("session_id") or transcript.stem)
-    name = f"hook-{uuid.uuid4()}-{digest}-stdout.txt"
+    name = f"hook-{uuid.uuid4()}-{digest}-{channel}.txt"
     path = transcript.parent / session_id / "tool-results" / name
     out.persisted[str(path)] = text
     size = len(text.encode("utf-8"))
@@ -240,8 +245,16 @@ def _limit(ctx: _Ctx, text: str, out: Routed) -> str:
         shown = f"{size / (1024 * 1024):.1f}MB"
     return (
         f"<persisted-output>\nOutput too large ({shown}). Full output saved to: {path}\n\n"
-        f"Preview (first 2KB):\n{text[:PREVIEW_CHARS]}\n...\n</persisted-output>"
+        f"Preview (first 2KB):\n{_preview(text)}\n...\n</persisted-output>"
     )
+
+
+def _preview(text: str) -> str:
+    """The first 2,000 characters, cut back to the last line end in them when that keeps
+    more than half (contract 11.5), so the model never gets half a line."""
+    head = text[:PREVIEW_CHARS]
+    end = head.rfind("\n")
+    return head[:end] if end > PREVIEW_CHARS // 2 else head
 
 
 def _cut_precompact(run: HookRun, text: str) -> str:

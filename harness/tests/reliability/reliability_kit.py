@@ -214,6 +214,7 @@ class Scene:
             "PreCompact": {"trigger": "manual", "custom_instructions": None},
             "PostCompact": {"trigger": "manual", "compact_summary": "<summary>s</summary>"},
             "Stop": {"stop_hook_active": False},
+            "StopFailure": {"prompt_id": "p-fuzz", "error": "server_error"},
         }.get(event, {})
         return {**base, **extra, **fields}
 
@@ -331,16 +332,5 @@ def wait_for_lock_waiter(locked: Path, timeout: float = 30.0) -> bool:
 
 def process_heartbeats(scene: Scene, built: Path) -> None:
     """Fold heartbeats and ingest the spool through the plugin's bundled command."""
-    import subprocess
-    import sys
-
-    env = dict(scene.env.env, PYTHONPATH=str(built / "lib"))
-    done = subprocess.run(
-        [sys.executable, "-m", "missioncache_db", "process-heartbeats"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = scene.env.bundled(built, "process-heartbeats")
     assert done.returncode == 0, done.stderr

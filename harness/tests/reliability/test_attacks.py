@@ -16,7 +16,7 @@ import sqlite3
 import pytest
 from reliability_kit import EVENTS, SESSION_ID, TASK, diff, fire_raw, snapshot
 
-from missioncache_harness.workspace import create_task, python3
+from missioncache_harness.workspace import create_task
 
 HOSTILE_SESSION_IDS = [
     "../../../../outside/sess-main",
@@ -144,13 +144,9 @@ def test_hostile_task_names_are_refused(scene, mc_plugin):
     """The bundled CLI refuses every name outside ``^[a-z0-9][a-z0-9-]*$`` (<= 128) and
     creates nothing anywhere (NUL cannot even reach it: exec refuses it in argv)."""
     before = snapshot(scene.root, skip=(scene.env.claude_dir,))
-    env = dict(scene.env.env, PYTHONPATH=str(mc_plugin / "lib"))
     for name in HOSTILE_TASK_NAMES:
-        done = scene.env.run(
-            [python3(), "-m", "missioncache_db", "create-task", name, "--repo", str(scene.repo)],
-            env=env,
-            cwd=str(scene.repo),
-        )
+        args = ("create-task", name, "--repo", str(scene.repo))
+        done = scene.env.bundled(mc_plugin, *args, cwd=str(scene.repo))
         assert done.returncode != 0, name
         assert "Traceback" not in done.stderr, name
     after = snapshot(scene.root, skip=(scene.env.claude_dir,))

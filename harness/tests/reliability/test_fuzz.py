@@ -31,6 +31,7 @@ from reliability_kit import (
     diff,
     fire_raw,
     heartbeats,
+    spooled,
     wait_for,
 )
 
@@ -197,6 +198,7 @@ def check_example(scene, plugin, event: str, stdin: bytes):
         assert out == "" or isinstance(json.loads(out), dict)
     assert fired.stdout("activity_tracker.py") == ""
     assert fired.stdout("post_compact.py") == ""  # anything would reach the human and model
+    assert fired.stdout("stop_failure.py") == ""  # its output goes nowhere: say nothing
     return fired
 
 
@@ -210,11 +212,13 @@ SETTINGS = settings(
 
 
 @pytest.mark.parametrize(
-    "event", ["SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "Stop"]
+    "event",
+    ["SessionStart", "UserPromptSubmit", "PreCompact", "PostCompact", "Stop", "StopFailure"],
 )
 def test_bad_input_never_hurts(event, scene, strict_plugin):
     spoke = []
     before = heartbeats(scene)
+    spooled_before = spooled(scene)
 
     @SETTINGS
     @given(stdin=payloads(scene, event))
@@ -229,5 +233,7 @@ def test_bad_input_never_hurts(event, scene, strict_plugin):
         assert wait_for(lambda: heartbeats(scene) > before)
     elif event == "PostCompact":  # silent by design: its work is the stored summaries
         assert list((scene.context.parent / ".compactions").glob("*.json"))
+    elif event == "StopFailure":  # silent by design: its work is the failed turn's end
+        assert spooled(scene) > spooled_before
     else:
         assert spoke, f"no {event} example got past the input guards"
