@@ -48,6 +48,10 @@ SCRIPTS = [
 PM_SERVER = "missioncache-pm"
 PM_SERVER_FILES = ("pyproject.toml", "README.md")
 
+# The dashboard, also run through uvx (`missioncache dashboard`), with its page's files.
+DASHBOARD = "missioncache-dashboard"
+DASHBOARD_STATIC = "src/missioncache_dashboard/static"
+
 # (event, hook package, script, timeout in seconds) in hooks.json order.
 HOOKS = [
     ("SessionStart", "hook-session-start", "session_start.py", 10),
@@ -106,11 +110,22 @@ def _copy_pm_server(out: Path) -> None:
     _copy_python_tree(source / "src", out / PM_SERVER / "src")
 
 
+def _copy_dashboard(out: Path) -> None:
+    source = PACKAGES / DASHBOARD
+    for name in PM_SERVER_FILES:
+        _write(out / DASHBOARD / name, (source / name).read_bytes())
+    _copy_python_tree(source / "src", out / DASHBOARD / "src")
+    for file in sorted((source / DASHBOARD_STATIC).iterdir()):
+        if file.is_file():
+            _write(out / DASHBOARD / DASHBOARD_STATIC / file.name, file.read_bytes())
+
+
 def build(out: Path) -> None:
     """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
     for package, module in LIBRARIES.items():
         _copy_python_tree(PACKAGES / package / "src" / module, out / "lib" / module)
     _copy_pm_server(out)
+    _copy_dashboard(out)
     for _event, package, script, _timeout in HOOKS:
         _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
         body = PACKAGES / package / f"_{script}"

@@ -43,6 +43,27 @@ _INSERT_END = (
 KINDS = ("prompt", "synthetic")
 
 
+def _uuid_hex(value: Any) -> str | None:
+    """The 32 hex digits of a canonical UUID (``8-4-4-4-12``), else None."""
+    if not isinstance(value, str) or len(value) != 36:
+        return None
+    parts = value.split("-")
+    if [len(p) for p in parts] != [8, 4, 4, 4, 12]:
+        return None
+    digits = "".join(parts)
+    return digits.lower() if set(digits) <= _UID_CHARS else None
+
+
+def prompt_uid(session_id: Any, prompt_id: Any) -> str | None:
+    """The uid of the heartbeat of prompt ``prompt_id`` in ``session_id``, the same
+    whoever records it, so the command hook and the dashboard's http heartbeat recording
+    one prompt store one row (``INSERT OR IGNORE`` on ``uid``). Claude Code's ids are
+    UUIDs: their 32 + 32 hex digits are the uid, with no hashing import on the hook path.
+    None for other ids: those heartbeats get a random uid, as before."""
+    session, prompt = _uuid_hex(session_id), _uuid_hex(prompt_id)
+    return session + prompt if session and prompt else None
+
+
 def new_record(
     task_id: int | None,
     session_id: Any,
@@ -55,7 +76,7 @@ def new_record(
     as None; ``kind`` is ``prompt`` (the human's) or ``synthetic`` (Claude Code's own)."""
     epoch = to_epoch(when)
     return {
-        "uid": os.urandom(16).hex(),
+        "uid": prompt_uid(session_id, prompt_id) or os.urandom(16).hex(),
         "task_id": task_id,
         "epoch": epoch,
         "timestamp": local_text(epoch),

@@ -197,9 +197,11 @@ def create_task(
 ) -> str:
     """Create a MissionCache task: its database row and ~/.missioncache/active/<name>/ with
     <name>-context.md and <name>-tasks.md. Binds this Claude session to it."""
-    from missioncache_pm import taskinfo
+    from missioncache_pm import dashboard_notify, taskinfo
 
-    return _call(lambda: taskinfo.create_task(name, repo, jira_key, _session(ctx)))
+    answer = _call(lambda: taskinfo.create_task(name, repo, jira_key, _session(ctx)))
+    dashboard_notify.task_created(name)
+    return answer
 
 
 TOOLS = (update_tasks_file, update_context_file, find_task_for_directory, get_task, create_task)
