@@ -87,8 +87,12 @@ def wait_until_up(port: int, process: subprocess.Popen, timeout: float = 30.0) -
         if process.poll() is not None:
             out, err = process.communicate()
             raise RuntimeError(f"the dashboard exited {process.returncode}: {err or out}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
+        # Served only once the startup (announcing, wiring the hooks) is done.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        health = f"http://127.0.0.1:{port}/api/health"
+        with contextlib.suppress(OSError), opener.open(health, timeout=1) as answer:
+            if answer.status == 200:
+                return
         time.sleep(0.05)
     raise RuntimeError("the dashboard did not start listening")
 
@@ -196,3 +200,81 @@ def browser_page(chromium: str) -> Iterator[tuple[object, list]]:
             yield page, errors
         finally:
             browser.close()
+
+
+# -- the demo world of the browser test and the README picture ----------------------
+
+# (task, parent, [(days ago, start hour, minutes)], (done, total))
+DEMO = [
+    (
+        "billing-export",
+        None,
+        [(6, 9, 95), (4, 9, 60), (2, 14, 110), (1, 9, 75), (0, 9, 50)],
+        (5, 8),
+    ),
+    ("auth-refactor", None, [(5, 14, 45), (3, 9, 160), (0, 11, 35)], (2, 6)),
+    ("auth-tokens", "auth-refactor", [(3, 15, 40), (1, 14, 90)], (1, 3)),
+]
+DEMO_CONTEXT = """# Billing Export - Context
+
+**Last Updated:** {stamp}
+
+## Description
+Export invoices as CSV for the accounting team. <script>document.title = "pwned"</script>
+
+## Next Steps
+- Handle refunds in the totals
+- Ask finance about the `VAT` column
+
+## Recent Changes
+
+### {stamp}
+- Wrote the **CSV writer** and its tests
+"""
+
+
+def demo_world(plugin: Path, env, repo: Path) -> dict:
+    """Tasks with a week of work (one a fork of another), checklists and a context file
+    holding a script tag (shown as text). Returns {name: task id}."""
+    from missioncache_harness.worklog import record_work
+    from missioncache_harness.workspace import create_task
+
+    ids: dict = {}
+    now = time.time()
+    today = time.localtime(now)
+    for name, parent, plan, (done, total) in DEMO:
+        if parent is None:
+            task = create_task(plugin, env, name, repo if name == "billing-export" else None)
+            ids[name] = task.id
+        else:
+            made = env.bundled(plugin, "create-task", name, "--parent", parent, cwd=str(env.home))
+            assert made.returncode == 0, made.stderr
+            ids[name] = int(made.stdout.split("(id ")[1].split(")")[0])
+        folder = env.data_root / "active" / (f"{parent}/{name}" if parent else name)
+        items = "".join(
+            f"- [{'x' if i < done else ' '}] {i + 1}. Step {i + 1}\n" for i in range(total)
+        )
+        (folder / f"{name}-tasks.md").write_text("# Tasks\n\n" + items, encoding="utf-8")
+        for days_ago, hour, minutes in plan:
+            day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
+            start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - 3600)
+            record_work(
+                env.data_root / "tasks.db", ids[name], start, [(210.0, 90.0)] * (minutes // 5)
+            )
+    stamp = time.strftime("%Y-%m-%d %H:%M", today)
+    context = env.data_root / "active" / "billing-export" / "billing-export-context.md"
+    context.write_text(DEMO_CONTEXT.format(stamp=stamp), encoding="utf-8")
+    return ids
+
+
+def live_session(running: Running, repo: Path) -> None:
+    """A session that asked for something and made two edits, as the http hooks post it."""
+    running.post("/api/hooks/heartbeat", prompt_payload(repo, "add refunds to the CSV totals"))
+    running.post("/api/hooks/edit-count", edit_payload(repo, "toolu_a"))
+    running.post("/api/hooks/edit-count", edit_payload(repo, "toolu_b"))
+
+
+def screenshot(page, path: Path) -> None:
+    """The page as the README shows it (the full page, at the browser's viewport width)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)

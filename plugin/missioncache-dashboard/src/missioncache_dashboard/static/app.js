@@ -42,7 +42,8 @@ function renderTasks(tasks) {
   body.replaceChildren();
   document.getElementById("no-tasks").hidden = tasks.length > 0;
   for (const task of tasks) {
-    const name = el("a", { href: `#/task/${task.id}` }, task.shown_name);
+    // A fork sits under its parent, so its own name is enough there.
+    const name = el("a", { href: `#/task/${task.id}` }, task.depth ? task.name : task.shown_name);
     const cell = el("td", { class: task.depth ? "fork" : "" }, name);
     if (task.depth) cell.style.paddingLeft = `${0.6 + task.depth * 1.2}rem`;
     const share = task.total ? Math.round((100 * task.done) / task.total) : 0;
