@@ -132,3 +132,21 @@ def test_dashboard_on_another_port_leaves_settings_alone(mc_plugin, mc_env, mc_t
     assert settings.read_bytes() == installed
     run(mc_plugin, mc_env, "uninstall")
     assert settings.read_bytes() == USER_SETTINGS
+
+
+def test_stop_takes_out_the_hooks_a_killed_dashboard_left(mc_plugin, mc_env, mc_task):
+    """Measured on the real CLI: hooks left wired after a kill -9 show `hook failed /
+    connect ECONNREFUSED` under each prompt, edit and Stop; `dashboard stop` clears them."""
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    port = dash_kit.free_port()
+    assert "No dashboard answers" in run(mc_plugin, mc_env, "install", "--port", str(port))
+    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+        running.process.kill()
+        running.process.communicate()
+    assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()
+    out = run(mc_plugin, mc_env, "stop")
+    assert "no MissionCache dashboard is running" in out and "restored" in out
+    assert settings.read_bytes() == USER_SETTINGS
+    assert "nothing to do" not in run(mc_plugin, mc_env, "uninstall")
+    assert settings.read_bytes() == USER_SETTINGS

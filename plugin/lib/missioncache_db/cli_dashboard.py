@@ -11,7 +11,8 @@ command line runs under the user's own Python with the standard library only. So
   development workspace), else through ``uvx --from <plugin>/missioncache-dashboard``,
   offline first, like the ``pm`` server; without uv it says how to get it.
 - ``start`` serves in the background and prints the URL (what ``/missioncache:dashboard``
-  runs); a dashboard already running is reused.
+  runs); a dashboard already running is reused. ``stop`` ends it, and takes out the http
+  hooks a dashboard that was killed left wired.
 """
 
 from __future__ import annotations
@@ -148,10 +149,23 @@ def stop() -> int:
     found = running()
     if found is None or not isinstance(found.get("pid"), int):
         print("no MissionCache dashboard is running")
+        _unwire_left_over()
         return 0
     os.kill(found["pid"], signal.SIGTERM)
     print(f"stopped the MissionCache dashboard on port {found['port']}")
     return 0
+
+
+def _unwire_left_over() -> None:
+    """A dashboard that died without its shutdown (killed, a crash) left its http hooks
+    wired: each shows ``hook failed`` under every prompt and edit until they go."""
+    from missioncache_dashboard import install
+
+    try:
+        if install.wired_port(install.read_settings()) is not None:
+            print(install.unwire())
+    except install.InstallError as error:
+        print(f"the dashboard's http hooks could not be checked: {error}")
 
 
 def cmd_dashboard(args: argparse.Namespace) -> int:

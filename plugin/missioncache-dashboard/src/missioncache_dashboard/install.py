@@ -45,7 +45,16 @@ WIRING = (
     ("Stop", None, "heartbeat"),
 )
 
-__all__ = ["InstallError", "install", "is_installed", "uninstall", "unwire", "wire"]
+__all__ = [
+    "InstallError",
+    "install",
+    "is_installed",
+    "read_settings",
+    "uninstall",
+    "unwire",
+    "wire",
+    "wired_port",
+]
 
 
 def record_path() -> str:
@@ -79,6 +88,11 @@ def wired_port(settings: dict) -> int | None:
                     port = hook["url"].split(":")[2].split("/")[0]
                     return int(port) if port.isdigit() else None
     return None
+
+
+def read_settings() -> dict:
+    """The user's settings.json as a dict ({} when there is none)."""
+    return _read_settings(settings_path())[1]
 
 
 def with_hooks(settings: dict, port: int) -> dict:
@@ -209,12 +223,21 @@ def install(port: int = DEFAULT_PORT) -> str:
     record["port"] = port
     _save_record(record)
     done = wire(port)
-    return (
+    told = (
         f"{done}. They are taken out whenever the dashboard stops and put back when "
-        f"`missioncache dashboard --port {port}` starts, so a stopped dashboard never shows "
-        "`hook failed` under your edits. A Claude Code session reads its hooks when it "
-        "starts: sessions started before now get them from their next start"
+        f"`missioncache dashboard --port {port}` starts (Claude Code notices the change in "
+        "running sessions too), so a stopped dashboard never shows `hook failed` under "
+        "your prompts and edits"
     )
+    from missioncache_dashboard.running import answers
+
+    if not answers(port):
+        told += (
+            f". No dashboard answers on port {port} yet: start it now "
+            f"(`missioncache dashboard start --port {port}`), since until it runs Claude "
+            "Code shows `hook failed` under each prompt and edit"
+        )
+    return told
 
 
 def uninstall() -> str:

@@ -95,10 +95,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def serve(port: int, wire_hooks: bool = True) -> int:
+    import signal
+
     import uvicorn
+    import uvicorn.server
 
     from missioncache_dashboard.app import create_app
 
+    # A terminal closed under a foreground dashboard sends SIGHUP: shut down as for Ctrl-C,
+    # so the http hooks are taken out (uvicorn handles only SIGINT and SIGTERM itself).
+    if hasattr(signal, "SIGHUP") and signal.SIGHUP not in uvicorn.server.HANDLED_SIGNALS:
+        uvicorn.server.HANDLED_SIGNALS += (signal.SIGHUP,)  # type: ignore[assignment]
     sock = bind(port)
     app = create_app(port, lifespan_for(port, wire_hooks))
     config = uvicorn.Config(
