@@ -236,12 +236,18 @@ def _ingest_opportunistically(conn: sqlite3.Connection, spool_dir: str) -> list[
     return files
 
 
+def _stored(conn: sqlite3.Connection, uid: str) -> bool:
+    """Whether a heartbeat with this uid is in tasks.db: the same prompt recorded by the
+    other path first (``prompt_uid``) is recorded, not an error."""
+    return conn.execute("SELECT 1 FROM heartbeats WHERE uid = ?", (uid,)).fetchone() is not None
+
+
 def record(conn: sqlite3.Connection, spool_dir: str, heartbeat: dict) -> str:
     """Store one heartbeat; returns ``"db"``, or ``"spool"`` when the write lock was not
     free within the busy timeout. ValueError when the task does not exist."""
     try:
         with write_transaction(conn):
-            if not insert_records(conn, [heartbeat]):
+            if not insert_records(conn, [heartbeat]) and not _stored(conn, heartbeat["uid"]):
                 raise ValueError(f"no task with id {heartbeat['task_id']!r}")
             claimed = _ingest_opportunistically(conn, spool_dir)
     except sqlite3.OperationalError as error:

@@ -31,7 +31,8 @@ _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
 def _link(match: re.Match[str]) -> str:
     text, target = match.group(1), match.group(2)
-    if not html.unescape(target).lower().startswith(_SAFE_SCHEMES):
+    raw = html.unescape(target)
+    if not raw.lower().startswith(_SAFE_SCHEMES) or any(c in raw for c in "\"'<>`"):
         return match.group(0)
     # ``target`` is already escaped text, so it is safe inside the quoted attribute.
     return f'<a href="{target}" rel="noopener noreferrer">{text}</a>'
