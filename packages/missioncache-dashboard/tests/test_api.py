@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import sqlite3
 import subprocess
@@ -143,3 +144,28 @@ def test_http_heartbeat_alone_is_recorded(dashboard, mc_env, mc_task):
         time.sleep(0.05)
     assert count == 1
     assert dash_kit.session_row(dashboard)["task"] == mc_task.name
+
+
+def test_edits_made_before_the_dashboard_ran_come_from_the_transcript(dashboard, mc_env, mc_task):
+    """The hooks report only what happens while the dashboard runs; the session's
+    transcript (found from its id) holds every edit Claude made."""
+    folder = mc_env.claude_dir / "projects" / "-work-tracked-repo"
+    folder.mkdir(parents=True)
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "fix it"}},
+        *(
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": {}}
+                    ],
+                },
+            }
+            for n, tool in enumerate(["Edit", "Read", "Write", "MultiEdit"])
+        ),
+    ]
+    (folder / f"{SID}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo, "toolu_3"))
+    assert dash_kit.session_row(dashboard)["edit_count"] == 3  # Edit, Write, MultiEdit

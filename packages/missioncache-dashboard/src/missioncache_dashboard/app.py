@@ -22,6 +22,7 @@ from starlette.routing import Route
 from missioncache_dashboard import data, hooks
 from missioncache_dashboard.live import Live
 from missioncache_dashboard.security import Guard
+from missioncache_dashboard.transcripts import TranscriptEdits
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 # The only files served: a fixed map, never a name from the request.
@@ -55,6 +56,7 @@ class Dashboard:
     def __init__(self, port: int) -> None:
         self.port = port
         self.live = Live()
+        self.transcripts = TranscriptEdits()
         self._ingested = 0.0
         self._health: tuple[float, list[dict]] | None = None
 
@@ -124,6 +126,8 @@ class Dashboard:
                 row["edit_count"], row["last_prompt"] = live.edit_count, live.last_prompt
                 if live.turn_started is not None and live.last_event >= (row["turn_started"] or 0):
                     row["turn_started"], row["turn_running"] = live.turn_started, live.turn_running
+            # The hooks count only what happened while we ran; the transcript has it all.
+            row["edit_count"] = max(row["edit_count"], self.transcripts.count(sid))
             started = row["turn_started"]
             row["turn_seconds"] = int(now - started) if row["turn_running"] and started else None
             merged.append(row)

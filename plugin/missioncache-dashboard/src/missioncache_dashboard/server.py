@@ -12,11 +12,12 @@ import argparse
 import errno
 import socket
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 HOST = "127.0.0.1"  # never anything else: the dashboard is for this machine only
+UNWIRE_GRACE = 1.5  # seconds served after the hooks were taken out (winding_down_server)
 
 
 class StartError(Exception):
@@ -69,12 +70,59 @@ def lifespan_for(port: int, wire_hooks: bool) -> Any:
         finally:
             running.withdraw()
             if wired:
-                try:
-                    print(install.unwire(), flush=True)
-                except Exception as error:
-                    print(f"the http hooks were not taken out: {error}", file=sys.stderr)
+                take_hooks_out()  # done already when a signal stopped us (WindingDown)
 
     return lifespan
+
+
+def take_hooks_out() -> None:
+    """Unwire our http hooks when they are in settings.json; never raises."""
+    from missioncache_dashboard import install
+
+    try:
+        if install.wired_port(install.read_settings()) is not None:
+            print(install.unwire(), flush=True)
+    except Exception as error:
+        print(f"the http hooks were not taken out: {error}", file=sys.stderr, flush=True)
+
+
+def winding_down_server(config: Any, hooks_wired: Callable[[], bool]) -> Any:
+    """A uvicorn server that, asked to stop, first takes the http hooks out and keeps
+    serving ``UNWIRE_GRACE`` seconds more. Why: Claude Code notices a change to
+    settings.json about a second after it is written (measured on 2.1.328: not after
+    0.5 s, always after 1 s); a prompt sent in that second would still post to us, and
+    must find us up rather than show ``hook failed``. A second Ctrl-C stops at once."""
+    import threading
+    import time
+
+    import uvicorn
+
+    class WindingDown(uvicorn.Server):
+        winding = False
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self.winding or not hooks_wired():
+                super().handle_exit(sig, frame)
+                return
+            self.winding = True
+
+            def wind_down() -> None:
+                take_hooks_out()
+                time.sleep(UNWIRE_GRACE)
+                self.should_exit = True
+
+            threading.Thread(target=wind_down, daemon=True).start()
+
+    return WindingDown(config)
+
+
+def _hooks_wired(port: int) -> bool:
+    from missioncache_dashboard import install
+
+    try:
+        return install.wired_port(install.read_settings()) == port
+    except Exception:
+        return False
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -112,7 +160,7 @@ def serve(port: int, wire_hooks: bool = True) -> int:
         app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2
     )
     print(f"MissionCache dashboard: http://{HOST}:{port}/ (Ctrl-C stops it)", flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
+    winding_down_server(config, lambda: _hooks_wired(port)).run(sockets=[sock])
     return 0
 
 
