@@ -22,6 +22,10 @@ from missioncache_db.durations import format_duration, format_split
 from missioncache_db.model import STATUSES
 from missioncache_db.sessions import PERIODS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
+
 PROG = "missioncache-db"
 PERIOD_LABELS = {
     "all": "all time",
@@ -80,27 +84,36 @@ def cmd_time(args: argparse.Namespace) -> int:
 def cmd_bind(args: argparse.Namespace) -> int:
     from missioncache_state.bindings import write_session_binding
 
+    sid = session_argument(args.session_id)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
     if not task.is_open:  # a binding is trusted to name an open task (missioncache_db.bound)
         raise UserError(
             f"{task.name} is {task.status}; reopen it first (`{_prog()} status {task.name} active`)"
         )
-    if not write_session_binding(args.session_id, task.name, task.id, task.full_path):
-        raise UserError(f"invalid session id {args.session_id[:80]!r}")
-    print(f"session {args.session_id} bound to {task.name} (id {task.id})")
+    write_session_binding(sid, task.name, task.id, task.full_path)
+    print(f"session {sid} bound to {task.name} (id {task.id})")
     return 0
 
 
 def cmd_unbind(args: argparse.Namespace) -> int:
     from missioncache_state.bindings import delete_session_binding
-    from missioncache_state.ids import is_valid_session_id
 
-    if not is_valid_session_id(args.session_id):
-        raise UserError(f"invalid session id {args.session_id[:80]!r}")
-    removed = delete_session_binding(args.session_id)
-    print(f"session {args.session_id} {'unbound' if removed else 'was not bound'}")
+    sid = session_argument(args.session_id)
+    removed = delete_session_binding(sid)
+    print(f"session {sid} {'unbound' if removed else 'was not bound'}")
     return 0
+
+
+def session_argument(text: str) -> SessionId:
+    """A session id typed on the command line, parsed where it enters; a one-line error
+    for one that is not an id (it would become a file name)."""
+    from missioncache_state.ids import session_id_or_none
+
+    sid = session_id_or_none(text)
+    if sid is None:
+        raise UserError(f"invalid session id {text[:80]!r}")
+    return sid
 
 
 def cmd_status(args: argparse.Namespace) -> int:
