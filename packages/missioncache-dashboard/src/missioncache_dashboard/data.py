@@ -214,10 +214,12 @@ def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
 
 def resolve_task(db: TaskDB, cwd: str | None, session_id: str) -> tuple[int | None, str | None]:
     """The task a session reported by an http hook is on (data model section 4)."""
+    from missioncache_state.ids import session_id_or_none
+
     if not cwd:
         return None, None
     try:
-        task = db.find_task_for_cwd(cwd, session_id)
+        task = db.find_task_for_cwd(cwd, session_id_or_none(session_id))
     except (OSError, ValueError):
         return None, None
     return (task.id, task.name) if task is not None else (None, None)

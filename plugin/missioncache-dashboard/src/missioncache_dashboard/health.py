@@ -14,7 +14,7 @@ LAUNCHER = "missioncache"
 def findings() -> list[dict]:
     """Doctor's findings as ``{"status", "area", "text", "fix"}``; a check that fails
     outright is one finding saying so."""
-    from missioncache_db import doctor
+    from missioncache_cli import doctor
 
     try:
         db, found = doctor.check_database(LAUNCHER)

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from missioncache_state.ids import session_id_or_none
+from missioncache_state.ids import PromptId, SessionId, prompt_id_or_none, session_id_or_none
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 MAX_BODY = 5 * 1024 * 1024  # a PostToolUse body carries the file's new text
@@ -20,15 +20,15 @@ MAX_BODY = 5 * 1024 * 1024  # a PostToolUse body carries the file's new text
 
 @dataclass(frozen=True)
 class Edit:
-    session_id: str
+    session_id: SessionId
     tool_use_id: str | None
     cwd: str | None
 
 
 @dataclass(frozen=True)
 class Prompt:
-    session_id: str
-    prompt_id: str | None
+    session_id: SessionId
+    prompt_id: PromptId | None
     prompt: str
     synthetic: bool
     cwd: str | None
@@ -37,7 +37,7 @@ class Prompt:
 
 @dataclass(frozen=True)
 class TurnEnd:
-    session_id: str
+    session_id: SessionId
     cwd: str | None
 
 
@@ -83,7 +83,7 @@ def heartbeat_event(payload: dict[str, Any]) -> Prompt | TurnEnd | None:
     prompt = counted_prompt(payload)
     if prompt is None:
         return None
-    prompt_id = session_id_or_none(payload.get("prompt_id"))
+    prompt_id = prompt_id_or_none(payload.get("prompt_id"))
     return Prompt(session, prompt_id, prompt, is_synthetic(prompt), cwd, time.time())
 
 

@@ -29,6 +29,9 @@ def bind(port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if sys.platform != "win32":  # on Windows this would let two servers share the port
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # A response goes out as two writes (head, then body); without this, Nagle holds the
+    # body until the client's delayed ACK (~40 ms on Linux). Accepted sockets inherit it.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((HOST, port))
         sock.listen(128)

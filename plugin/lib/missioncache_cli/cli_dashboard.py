@@ -32,7 +32,7 @@ ACTIONS = ("serve", "start", "stop", "install", "uninstall")
 
 
 def plugin_root() -> str:
-    """The plugin this module was bundled into (``<root>/lib/missioncache_db/``), or
+    """The plugin this module was bundled into (``<root>/lib/missioncache_cli/``), or
     ``plugin/`` of the checkout it comes from."""
     here = os.path.dirname(os.path.realpath(__file__))
     bundled = os.path.dirname(os.path.dirname(here))
@@ -108,7 +108,7 @@ def start(port: int) -> int:
     library = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (library, env.get("PYTHONPATH")) if p)
-    argv = [sys.executable, "-m", "missioncache_db", "dashboard", "--port", str(port)]
+    argv = [sys.executable, "-m", "missioncache_cli", "dashboard", "--port", str(port)]
     with open(log_path(), "ab") as log:
         child = subprocess.Popen(
             argv,
