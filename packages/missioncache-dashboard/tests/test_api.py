@@ -169,3 +169,10 @@ def test_edits_made_before_the_dashboard_ran_come_from_the_transcript(dashboard,
     (folder / f"{SID}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo, "toolu_3"))
     assert dash_kit.session_row(dashboard)["edit_count"] == 3  # Edit, Write, MultiEdit
+
+
+def test_the_page_itself_names_the_task(dashboard, mc_task):
+    """Before any script runs: a reader without JavaScript sees the tasks too."""
+    status, page = dashboard.request("GET", "/")
+    assert status == 200 and f'data-task="{mc_task.name}"' in page
+    assert "<!--tasks-->" not in page

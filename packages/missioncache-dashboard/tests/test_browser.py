@@ -75,3 +75,21 @@ def test_task_page_shows_the_context_escaped(chromium, world):
         assert checklist.count() == 8 and page.locator("#task ul.checklist li.done").count() == 5
         assert "Work sessions" in page.locator("#task").inner_text()
         assert errors == []
+
+
+def test_dom_dumped_at_load_names_every_task(chromium, world, tmp_path):
+    """``chromium --headless --dump-dom``, with no waiting for scripts, names each task."""
+    import subprocess
+
+    running, ids = world
+    argv = [chromium, *dash_kit.CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    done = subprocess.run(
+        [*argv, "--dump-dom", running.url + "/"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    for name in ids:
+        assert f'data-task="{name}"' in done.stdout, name

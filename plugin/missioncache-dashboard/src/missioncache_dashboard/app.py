@@ -16,7 +16,13 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from missioncache_dashboard import data, hooks
@@ -76,7 +82,15 @@ class Dashboard:
 
     def page(self, request: Request) -> Response:
         name, media = FILES[request.url.path]
-        return FileResponse(os.path.join(STATIC, name), media_type=media, headers=SECURITY_HEADERS)
+        path = os.path.join(STATIC, name)
+        if name != "index.html":
+            return FileResponse(path, media_type=media, headers=SECURITY_HEADERS)
+        from missioncache_dashboard import first_paint
+
+        with open(path, encoding="utf-8") as handle:
+            template = handle.read()
+        body = first_paint.page(template, self.with_db(data.task_list, []))
+        return HTMLResponse(body, headers=SECURITY_HEADERS)
 
     def tasks(self, request: Request) -> Response:
         return _json({"tasks": self.with_db(data.task_list, [])})
