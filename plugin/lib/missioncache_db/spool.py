@@ -144,13 +144,26 @@ def take_unreported(directory: StrPath) -> list[str]:
 
 
 def _quarantine_entry(directory: str, name: str) -> None:
-    """Move a whole spool entry (a FIFO, a directory, a link) out of the reader's way."""
+    """Move a whole spool entry (a FIFO, a directory, a link) out of the reader's way.
+
+    The rename is tried before the folder is made: another claimer may have taken the
+    entry since it was listed, and a vanished entry must leave no empty ``quarantine/``
+    behind (doctor would report a quarantine that holds nothing)."""
     folder = quarantine_dir(directory)
+    source, target = os.path.join(directory, name), os.path.join(folder, name)
+    try:
+        os.rename(source, target)
+        return
+    except FileNotFoundError:
+        if not os.path.lexists(source):
+            return  # gone meanwhile: nothing to move aside
+    except OSError:
+        return  # it stays; _entry_kind keeps it from being opened all the same
     try:
         os.makedirs(folder, exist_ok=True)
-        os.rename(os.path.join(directory, name), os.path.join(folder, name))
+        os.rename(source, target)
     except OSError:
-        pass  # it stays; _is_regular keeps it from being opened all the same
+        pass  # it stays (or vanished just now); it is never opened as a spool file
 
 
 def _quarantine_line(path: str, raw: bytes) -> None:
@@ -169,20 +182,29 @@ def _quarantine_line(path: str, raw: bytes) -> None:
         pass  # the line is dropped from the spool all the same: it can never be ingested
 
 
-def _is_regular(path: str) -> bool:
+_GONE, _REGULAR, _OTHER = "gone", "regular", "other"
+
+
+def _entry_kind(path: str) -> str:
+    """What a listed spool entry is now: gone (another claimer renamed it away between
+    ``listdir`` and here: skip it), a regular file, or something else (quarantine it)."""
     import stat
 
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return _GONE
     except OSError:
-        return False
+        return _OTHER
+    return _REGULAR if stat.S_ISREG(mode) else _OTHER
 
 
 def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     """Claim spool files (rename to a unique ``*.claimed`` name) and return every claimed
     file waiting, including ones a crashed ingester left behind. Call while holding
     the database write lock, which serialises ingesters. An entry that is not a regular
-    file is quarantined instead."""
+    file is quarantined instead; one that vanished since it was listed (another claimer
+    took it) is skipped."""
     directory = os.fspath(directory)
     try:
         names = sorted(os.listdir(directory))
@@ -192,7 +214,10 @@ def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     for name in names:  # one lstat per entry: this runs on the heartbeat's path
         if not name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)):
             continue
-        if not _is_regular(os.path.join(directory, name)):
+        kind = _entry_kind(os.path.join(directory, name))
+        if kind == _GONE:
+            continue
+        if kind == _OTHER:
             _quarantine_entry(directory, name)
         elif name.endswith(CLAIMED_SUFFIX):
             claimed.append(os.path.join(directory, name))
