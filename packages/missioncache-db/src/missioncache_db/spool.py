@@ -143,6 +143,61 @@ def take_unreported(directory: StrPath) -> list[str]:
     return new
 
 
+UNATTRIBUTED = "unattributed"  # heartbeats no task covers yet, kept until one does
+
+
+def unattributed_dir(directory: StrPath) -> str:
+    """Where heartbeats wait that were spooled while tasks.db was broken (no task id, only
+    their directory) and that no task covers yet: a database restored or recreated before
+    its tasks are registered again must not lose the outage's time. Inside the spool, so
+    ``claim`` never takes them; :func:`release_unattributed` gives them another try."""
+    return os.path.join(os.fspath(directory), UNATTRIBUTED)
+
+
+def keep_unattributed(directory: StrPath, records: Iterable[dict[str, Any]]) -> None:
+    """Set heartbeats aside that no task covers yet (see :func:`unattributed_dir`). Written
+    before the claimed file they came from is deleted: a crash in between leaves a second
+    copy, which the unique ``uid`` makes harmless."""
+    for record in records:
+        append(unattributed_dir(directory), record)
+
+
+def release_unattributed(directory: StrPath) -> int:
+    """Move the waiting heartbeats back into the spool, so the next claim tries them again
+    (under the same write lock as that claim); returns how many files moved."""
+    folder = unattributed_dir(directory)
+    try:
+        names = [name for name in os.listdir(folder) if name.endswith(SPOOL_SUFFIX)]
+    except OSError:
+        return 0
+    moved = 0
+    for name in names:
+        source = os.path.join(folder, name)
+        if _entry_kind(source) != _REGULAR:
+            continue
+        target = os.path.join(os.fspath(directory), f"u-{os.urandom(8).hex()}{SPOOL_SUFFIX}")
+        try:
+            os.rename(source, target)
+            moved += 1
+        except OSError:
+            continue
+    return moved
+
+
+def unattributed_count(directory: StrPath) -> int:
+    """How many heartbeats wait for a task (lines in ``unattributed/``), for doctor."""
+    folder = unattributed_dir(directory)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return 0
+    total = 0
+    for name in names:
+        if name.endswith(SPOOL_SUFFIX):
+            total += sum(1 for line in _lines(os.path.join(folder, name)) if line.endswith(b"\n"))
+    return total
+
+
 def _quarantine_entry(directory: str, name: str) -> None:
     """Move a whole spool entry (a FIFO, a directory, a link) out of the reader's way.
 
