@@ -272,3 +272,30 @@ def test_doctor_removes_a_binding_whose_task_id_no_database_row_can_hold(cli, ro
     assert "Traceback" not in done.stderr
     assert "removed 1 binding(s) to no task or a closed one" in ok(done)
     assert not os.path.exists(path)
+
+
+def test_heartbeats_of_an_outage_wait_until_their_task_is_registered_again(
+    cli, roots, demo, workdir
+):
+    """Issue 20, defect 6: recovery.md's own steps (move the broken tasks.db aside, run
+    doctor, register the task again) folded the outage's heartbeats with "0 processed",
+    emptied the spool and said "fixed": the time was gone. Now they wait, doctor says how
+    many, and they are counted once the task is back."""
+    data, _ = roots
+    break_database(data)
+    for sid in ("s-1", "s-2", "s-3"):
+        ok(cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": sid}))
+    (data / "tasks.db").rename(data / "tasks.db.broken")  # recovery.md: move it aside
+    (data / "elsewhere").mkdir()
+    with TaskDB() as db:  # a fresh database, before the task is registered again
+        db.create_task("other", repo=str(data / "elsewhere"))
+    out = ok(cli("doctor"))
+    assert "3 heartbeat(s) spooled while tasks.db was broken wait for their task" in out
+    assert "(0 processed)" not in out
+    assert ok(cli("doctor")).count("3 heartbeat(s)") == 1  # still waiting, not lost
+    with TaskDB() as db:
+        again = db.create_task("demo", repo=workdir)
+    assert sorted(heartbeats(again.id)) == [("s-1",), ("s-2",), ("s-3",)]
+    out = ok(cli("doctor"))
+    assert "wait for their task" not in out
+    assert "no heartbeats waiting" in out

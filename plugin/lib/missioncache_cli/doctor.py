@@ -107,11 +107,13 @@ def check_spool(db: TaskDB | None) -> list[Finding]:
     spool_dir = locations.heartbeat_spool_dir()
     findings: list[Finding] = []
     waiting = _waiting_files(spool_dir)
-    if waiting and db is None:
-        findings.append(
-            Finding("ok", "spool", f"{waiting} file(s) of heartbeats wait to be folded in")
-        )
-    elif waiting and db is not None:
+    if db is None:
+        if waiting:
+            findings.append(
+                Finding("ok", "spool", f"{waiting} file(s) of heartbeats wait to be folded in")
+            )
+        findings += _unattributed(spool_dir)
+    elif waiting or spool.unattributed_count(spool_dir):
         try:
             processed = db.process_heartbeats()
         except sqlite3.Error as error:
@@ -119,11 +121,34 @@ def check_spool(db: TaskDB | None) -> list[Finding]:
                 Finding("problem", "spool", f"waiting heartbeats could not be folded in: {error}")
             )
         else:
-            findings.append(
-                Finding("fixed", "spool", f"folded in waiting heartbeats ({processed} processed)")
-            )
+            if processed:
+                findings.append(
+                    Finding(
+                        "fixed", "spool", f"folded in waiting heartbeats ({processed} processed)"
+                    )
+                )
+            findings += _unattributed(spool_dir)
     findings += [_set_aside(path) for path in spool.quarantined(spool_dir)]
     return findings or [Finding("ok", "spool", "no heartbeats waiting")]
+
+
+def _unattributed(spool_dir: str) -> list[Finding]:
+    """Heartbeats spooled while tasks.db was broken that no task covers yet: kept, and said,
+    so repairing the database before registering its tasks again loses no time."""
+    count = spool.unattributed_count(spool_dir)
+    if not count:
+        return []
+    return [
+        Finding(
+            "ok",
+            "spool",
+            f"{count} heartbeat(s) spooled while tasks.db was broken wait for their task (no"
+            f" task covers their directory yet; kept in {spool.unattributed_dir(spool_dir)})",
+            "register the task again (create-task NAME --repo DIR, or recreate NAME) and they"
+            " are counted at the next session start or doctor; delete that folder if they"
+            " belong to no task",
+        )
+    ]
 
 
 def _set_aside(path: str) -> Finding:

@@ -93,6 +93,17 @@ def text_field(payload: dict[str, Any], key: str) -> str | None:
     return None
 
 
+def prose_field(payload: dict[str, Any], key: str) -> str | None:
+    """A free-text string field (a compaction summary), None when absent or of another
+    type. Unlike :func:`text_field` a NUL does not reject it: prose never becomes a path
+    or an argument, and one stray NUL must not cost a whole summary. Each NUL is replaced
+    by U+FFFD, so the reader sees that something was there."""
+    value = payload.get(key)
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    return None
+
+
 def identity(payload: dict[str, Any]) -> Identity:
     """The hook's identity from stdin: where a hook's session id is parsed, once (the
     code after it takes the ``SessionId``). An invalid session id is absent; a cwd that is

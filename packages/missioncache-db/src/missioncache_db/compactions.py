@@ -117,7 +117,9 @@ def record_compaction(
     folder = folder_for(task)
     epoch = time.time() if when is None else float(when)
     # A lone surrogate (valid in JSON, not in UTF-8) would make the record unwritable.
+    # A NUL (which no text reader expects) is replaced the same way, never the summary lost.
     text = summary_text(summary).encode("utf-8", "replace").decode("utf-8")
+    text = text.replace("\x00", "\ufffd")
     if len(text) > MAX_SUMMARY_CHARS:
         text = text[: MAX_SUMMARY_CHARS - len(CUT_MARK)].rstrip() + CUT_MARK
     record = {

@@ -195,24 +195,30 @@ def ingest_spool(
     files = spool.claim(spool_dir, limit)
     inserted = 0
     resolved: dict = {}
+    waiting: list[dict] = []  # spooled while tasks.db was broken; no task covers them yet
     for path in files:
         batch: list[dict] = []
         for record in spool.read_records(path, valid_record):  # bad lines: quarantined
             if record.get("type") != TURN_END and record["task_id"] is None:  # tasks.db broken
-                record = _resolve_unbound(conn, record, resolved)
+                attributed = _resolve_unbound(conn, record, resolved)
+                if attributed is None:
+                    waiting.append(record)
+                record = attributed
             if record is not None:
                 batch.append(record)
             if len(batch) >= _BATCH:
                 inserted += insert_records(conn, batch)
                 batch = []
         inserted += insert_records(conn, batch)
+    spool.keep_unattributed(spool_dir, waiting)
     return inserted, files
 
 
 def _resolve_unbound(conn: sqlite3.Connection, record: dict, cache: dict) -> dict | None:
     """Give a heartbeat spooled without a task (tasks.db was broken when it was written)
-    the task its cwd and session resolve to now; None (dropped) when nothing resolves,
-    exactly as a heartbeat outside any task is never recorded."""
+    the task its cwd and session resolve to now; None when nothing resolves yet. The
+    caller keeps such a heartbeat aside (``spool.keep_unattributed``) rather than drop it:
+    the database may have been repaired before its tasks were registered again."""
     from missioncache_db.resolve import find_task_for_cwd
 
     key = (record["context"]["cwd"], record["session_id"])

@@ -86,7 +86,10 @@ def summary_lines(task: Task) -> list[str]:
     except (OSError, ValueError):
         context = ""
     if context.strip():
-        lines += ["", "Context digest:", "", context.strip()]
+        from missioncache_hookio.quoting import quoted
+
+        # Quoted: the file may hold headings MissionCache writes (missioncache_hookio.quoting).
+        lines += ["", "Context digest (quoted from the context file):", "", quoted(context.strip())]
     try:
         pending = [item for item in parse_items(read_file(task.tasks_file)) if not item.done]
     except (OSError, ValueError):
