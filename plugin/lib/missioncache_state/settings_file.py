@@ -284,9 +284,11 @@ def install_edit(
     record_path: str,
     details: Callable[[Snapshot], dict[str, Any]] | None = None,
     prepare: Callable[[Snapshot, Change], None] | None = None,
+    backup_suffix: str = BACKUP_SUFFIX,
 ) -> tuple[Snapshot, Change]:
     """:func:`edit_settings` that also keeps what :func:`uninstall_edit` needs to undo it
-    exactly: the previous bytes at ``<settings>.missioncache-backup`` and, at
+    exactly: the previous bytes at ``<settings><backup_suffix>`` (one suffix per installer,
+    so two installs never overwrite each other's backup) and, at
     ``record_path``, a JSON record (``settings``, ``had_file``, ``written_sha256``,
     ``backup``, plus the caller's ``details(snapshot)``). Both are written before the
     replace, again on every retry, so they always describe the file actually replaced."""
@@ -295,7 +297,7 @@ def install_edit(
     def write_side_files(snapshot: Snapshot, change: Change) -> None:
         if prepare is not None:
             prepare(snapshot, change)
-        backup = path + BACKUP_SUFFIX if snapshot.data is not None else None
+        backup = path + backup_suffix if snapshot.data is not None else None
         if backup is not None:
             atomic_write_bytes(backup, snapshot.data or b"", mode=0o600)
         written = None if isinstance(change, _Remove) else _bytes_of(change)

@@ -6,11 +6,11 @@ failed / connect ECONNREFUSED`` under every edit (contract section 12). So ``ins
 records the choice (``<state>/dashboard/install.json``) and wires the hooks; the dashboard
 takes them out when it stops and puts them back when it starts (``wire``/``unwire``).
 
-WHY careful, as the status line's install is (and through its machinery: reading,
-encoding and atomically writing settings.json come from ``missioncache_statusline.install``
-until the reliability issue's shared settings module lands):
+WHY careful, as the status line's install is (both go through
+``missioncache_state.settings_file``: a save another program makes while we work is never
+overwritten, and a half-finished save is waited for, never taken as ``{}``):
 
-- Before the first change the file's bytes are kept (``settings.json.missioncache-dashboard``).
+- Before each change the file's bytes are kept (``settings.json.missioncache-dashboard``).
   Taking the hooks out while the file is still exactly as we wrote it puts those bytes back.
 - When someone edited the file meanwhile, only our entries go (the hooks whose URL is ours),
   and every key they wrote stays.
@@ -23,18 +23,14 @@ from __future__ import annotations
 
 import os
 
+from missioncache_state import settings_file as sf
 from missioncache_state.atomic import atomic_write_bytes, read_json_object, remove_file
 from missioncache_state.locations import dashboard_dir
-from missioncache_statusline.install import (
-    InstallError,
-    _digest,
-    _encode,
-    _read_settings,
-    _write,
-    settings_path,
-)
+from missioncache_statusline.install import InstallError, settings_path
 
 DEFAULT_PORT = 8787
+# What settings_file.install_edit adds to the record: it describes one wiring only.
+_WRITTEN_KEYS = ("written_sha256", "backup", "had_file", "settings")
 BACKUP_SUFFIX = ".missioncache-dashboard"
 EDIT_TOOLS_MATCHER = "Edit|Write|MultiEdit|NotebookEdit"
 HOOK_TIMEOUT = 2  # seconds; the endpoints answer in milliseconds
@@ -92,7 +88,10 @@ def wired_port(settings: dict) -> int | None:
 
 def read_settings() -> dict:
     """The user's settings.json as a dict ({} when there is none)."""
-    return _read_settings(settings_path())[1]
+    try:
+        return sf.read_settings(settings_path()).value
+    except sf.SettingsError as error:
+        raise InstallError(str(error)) from error
 
 
 def with_hooks(settings: dict, port: int) -> dict:
@@ -147,31 +146,33 @@ def is_installed() -> dict | None:
 
 
 def _save_record(record: dict) -> None:
-    atomic_write_bytes(record_path(), _encode(record), mode=0o600)
+    atomic_write_bytes(record_path(), sf.encode(record), mode=0o600)
 
 
 def wire(port: int) -> str:
     """Put our hooks for ``port`` into settings.json (once); keeps the bytes it replaced."""
     path = settings_path()
-    data, settings = _read_settings(path)
-    record = is_installed() or {"port": port}
-    if wired_port(settings) == port:
+
+    def add(snapshot: sf.Snapshot) -> dict | None:
+        wired = wired_port(snapshot.value)
+        if wired == port:
+            return None
+        base = without_hooks(snapshot.value) if wired is not None else snapshot.value
+        return with_hooks(base, port)
+
+    kept = {k: v for k, v in (is_installed() or {}).items() if k not in _WRITTEN_KEYS}
+    try:
+        _snapshot, change = sf.install_edit(
+            path,
+            add,
+            record_path=record_path(),
+            details=lambda _snapshot: dict(kept, port=port),
+            backup_suffix=BACKUP_SUFFIX,
+        )
+    except sf.SettingsError as error:
+        raise InstallError(str(error)) from error
+    if change is None:
         return f"the dashboard's http hooks are already in {path}"
-    if wired_port(settings) is not None:  # another port's: replace ours, keep the rest
-        settings = without_hooks(settings)
-    new_data = _encode(with_hooks(settings, port))
-    backup = path + BACKUP_SUFFIX
-    if data is not None:
-        atomic_write_bytes(backup, data, mode=0o600)
-    record.update(
-        port=port,
-        settings=path,
-        had_file=data is not None,
-        backup=backup if data is not None else None,
-        written_sha256=_digest(new_data),
-    )
-    _save_record(record)
-    _write(path, new_data)
     return f"wired the dashboard's http hooks (port {port}) into {path}"
 
 
@@ -179,37 +180,31 @@ def unwire() -> str:
     """Take our hooks out of settings.json: the exact bytes from before ``wire`` when the
     file is still as it left it, else only our entries. The install record stays."""
     path = settings_path()
-    data, settings = _read_settings(path)
     record = read_json_object(record_path()) or {}
-    if wired_port(settings) is None:
-        return f"{path} holds none of the dashboard's http hooks"
-    if data is not None and _digest(data) == record.get("written_sha256"):
-        if not record.get("had_file"):
-            os.unlink(os.path.realpath(path))
-            _forget_written(record)
-            return f"removed {path} (the dashboard's wiring created it)"
-        backup = record.get("backup")
-        try:
-            with open(str(backup), "rb") as handle:
-                previous = handle.read()
-        except (OSError, TypeError):
-            previous = None
-        if previous is not None:
-            _write(path, previous)
-            remove_file(str(backup))
-            _forget_written(record)
-            return f"restored {path} exactly as it was before the dashboard's hooks"
-    _write(path, _encode(without_hooks(settings)))
+
+    def ours_out(settings: dict) -> dict | None:
+        return without_hooks(settings) if wired_port(settings) is not None else None
+
+    try:
+        outcome = sf.uninstall_edit(path, record, ours_out)
+    except sf.SettingsError as error:
+        raise InstallError(str(error)) from error
     if record.get("backup"):
         remove_file(str(record["backup"]))
     _forget_written(record)
+    if outcome == sf.UNCHANGED:
+        return f"{path} holds none of the dashboard's http hooks"
+    if outcome == sf.REMOVED:
+        return f"removed {path} (the dashboard's wiring created it)"
+    if outcome == sf.EXACT:
+        return f"restored {path} exactly as it was before the dashboard's hooks"
     return f"took the dashboard's http hooks out of {path} (your other settings kept)"
 
 
 def _forget_written(record: dict) -> None:
     if not record:
         return
-    for key in ("written_sha256", "backup", "had_file"):
+    for key in _WRITTEN_KEYS:
         record.pop(key, None)
     if os.path.isfile(record_path()):
         _save_record(record)
@@ -243,7 +238,7 @@ def install(port: int = DEFAULT_PORT) -> str:
 def uninstall() -> str:
     """Take the hooks out for good (exact bytes when untouched) and forget the choice."""
     path = settings_path()
-    if is_installed() is None and wired_port(_read_settings(path)[1]) is None:
+    if is_installed() is None and wired_port(read_settings()) is None:
         return f"the dashboard's http hooks are not installed in {path}; nothing to do"
     done = unwire()
     remove_file(record_path())
