@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -487,3 +488,17 @@ def test_save_names_the_helper_even_when_the_server_looks_fine(world, demo, tmp_
     assert "FALLBACK" not in out and "NOTE FOR THE USER" not in out
     assert 'Helper, should the tools be unavailable: `python3 "' in out
     assert 'slash.py"`' in out
+
+
+def test_a_new_task_is_never_saved_until_a_real_save(world, demo, tmp_path):
+    """Issue 26 item 2: the status line's "saved HH:MM" reads this record."""
+    from missioncache_state.saves import last_save
+
+    assert last_save(demo.directory) == (True, None)
+    before = time.time()
+    out = run_slash(
+        world, "apply", "--context-file", str(demo.context_file), "--recent-change", "Did it"
+    )
+    assert out.startswith("MISSIONCACHE: saved.")
+    known, when = last_save(demo.directory)
+    assert known and when >= before - 1

@@ -103,27 +103,30 @@ def test_each_outage_is_told_once_per_session(roots, dead_pid):
     assert not pm_health.first_telling("s-1", pm_health.judge(ready(os.getpid()), NOW))
 
 
-def test_the_claude_process_is_the_first_parent_that_is_no_shell(monkeypatch):
-    """A hook runs as ``/bin/sh -c 'python3 hook.py'``: walking up from the hook skips
-    the shell and finds whatever started it (here: this test process is python, so the
-    walk goes past it too)."""
+def test_the_claude_process_is_the_first_parent_that_is_no_shell(monkeypatch, tmp_path):
+    """A hook runs as ``/bin/sh -c 'python3 hook.py'`` under Claude Code: walking up from
+    the hook skips the shell and python and finds the process that started them (here a
+    python started under the name ``claude-x``, playing Claude Code)."""
     if not os.path.exists("/proc/self/stat"):
-        pytest.skip("no /proc: the walk answers None (tested below)")
+        pytest.skip("no /proc: the walk answers None")
     monkeypatch.delenv(pm_health.PID_VARIABLE, raising=False)
-    code = (
-        "import sys; sys.path[:0] = sys.argv[1:2]; from missioncache_state import pm_health;"
+    src = os.path.dirname(os.path.dirname(pm_health.__file__))
+    walk = tmp_path / "walk.py"
+    walk.write_text(
+        f"import sys; sys.path.insert(0, {src!r}); from missioncache_state import pm_health;"
         " print(pm_health.claude_pid())"
     )
-    src = os.path.dirname(os.path.dirname(pm_health.__file__))
-    shell = f'"{sys.executable}" -c "{code}" "{src}"'
-    walked = subprocess.run(
-        ["sh", "-c", shell], capture_output=True, text=True, check=True, timeout=30
+    claude = tmp_path / "claude-x"
+    claude.symlink_to(sys.executable)
+    starter = (
+        "import os, subprocess, sys; print(os.getpid());"
+        f" subprocess.run(['sh', '-c', {sys.executable!r} + ' ' + {str(walk)!r}])"
     )
-    found = int(walked.stdout)
-    assert found not in (os.getpid(),)  # python and sh are skipped
-    with open(f"/proc/{found}/stat") as handle:
-        name = handle.read().split("(")[1].split(")")[0]
-    assert not name.startswith("python") and name not in ("sh", "bash", "dash")
+    done = subprocess.run(
+        [str(claude), "-c", starter], capture_output=True, text=True, check=True, timeout=30
+    )
+    claude_pid, found = done.stdout.split()
+    assert found == claude_pid
 
 
 def test_the_variable_names_the_claude_process(monkeypatch):

@@ -29,6 +29,10 @@ BEAT_SECONDS = 15.0
 STALE_SECONDS = 75.0  # five missed beats: the server's loop is stuck
 EARLIER_FAILURE_SECONDS = 24 * 3600  # a failed start Claude Code may still be skipping
 SETTLED_SECONDS = 20.0  # a Claude Code process this old has launched its servers
+# Claude Code caches a failed start and does not launch the server again for 15 minutes
+# (its /mcp says "recent failure cached; retries automatically in 15 min", measured on
+# 2.1.332): within that window a new process will certainly not start one.
+CACHED_FAILURE_SECONDS = 15 * 60
 PID_VARIABLE = "MISSIONCACHE_PM_CLAUDE_PID"  # the launcher tells the server whose it is
 TOLD_KIND = "pm-down-told"  # <state>/pm-down-told/<session-id>.json
 # Processes between Claude Code and us: the hook's /bin/sh, the Bash tool's shell, python.
@@ -171,10 +175,10 @@ def running_for(pid: int) -> float | None:
         return None
 
 
-def earlier_failure(now: float) -> Health:
-    """A start that failed in another, finished Claude Code process not long ago. Claude
-    Code caches such a failure and does not even start the server for a while, so no
-    record of this process will ever appear."""
+def earlier_failure(now: float, within: float = EARLIER_FAILURE_SECONDS) -> Health:
+    """A start that failed in another, finished Claude Code process less than ``within``
+    seconds ago. Claude Code caches such a failure and does not even start the server for
+    a while, so no record of this process will ever appear."""
     try:
         names = os.listdir(records_dir())
     except OSError:
@@ -188,7 +192,7 @@ def earlier_failure(now: float) -> Health:
             record
             and record.get("state") == "starting"
             and not alive(record.get("launcher_pid"))
-            and now - _number(record.get("started")) < EARLIER_FAILURE_SECONDS
+            and now - _number(record.get("started")) < within
         ):
             return Health("down", "failed to start in an earlier session", f"earlier:{stem}")
     return UNKNOWN
@@ -203,10 +207,13 @@ def health(pid: int | None = None, now: float | None = None) -> Health:
         return UNKNOWN
     now = time.time() if now is None else now
     record = read_record(pid)
-    if record is None:  # the launcher may not have run yet in a new process
-        age = running_for(pid)
-        return earlier_failure(now) if age is not None and age > SETTLED_SECONDS else UNKNOWN
-    return judge(record, now)
+    if record is not None:
+        return judge(record, now)
+    cached = earlier_failure(now, CACHED_FAILURE_SECONDS)
+    if cached.down:
+        return cached
+    age = running_for(pid)  # young: its launcher may simply not have run yet
+    return earlier_failure(now) if age is not None and age > SETTLED_SECONDS else UNKNOWN
 
 
 def first_telling(session_id: Any, found: Health) -> bool:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import time
 
+from missioncache_state.saves import SAVED_FILE, last_save
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -40,11 +42,15 @@ def task_facts(cwd: str, session_id: str) -> dict | None:
             # Compaction records are files there (one per compaction): its mtime moves
             # with each new one, so the cache notices without opening anything.
             "compactions_dir": os.path.join(task.directory_path, ".compactions"),
+            "saved_marker": os.path.join(task.directory_path, SAVED_FILE),
             "today": total,
             "claude": claude,
             "you": you,
         }
     facts.update(file_facts(facts["context"], facts["tasks"]))
+    known, saved = last_save(task.directory_path)
+    if known:  # a task that keeps its real saves: the stamp may be a snapshot's
+        facts["saved_epoch"] = saved
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
     return facts
 

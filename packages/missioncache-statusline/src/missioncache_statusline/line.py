@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 CACHE_KIND = "statusline"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 STDIN_MAX = 4 * 1024 * 1024
 DEFAULT_COLUMNS = 120
 MARGIN = 4  # Claude Code indents the row by 2; keep clear of the right edge too
@@ -65,7 +65,10 @@ def signature(session_id: str, cwd: str, facts: dict | None) -> list:
         _stamp(db + "-wal"),
     ]
     if facts:
-        sig += [_stamp(facts.get(key)) for key in ("context", "tasks", "compactions_dir")]
+        sig += [
+            _stamp(facts.get(key))
+            for key in ("context", "tasks", "compactions_dir", "saved_marker")
+        ]
     return sig
 
 
