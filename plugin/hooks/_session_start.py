@@ -102,6 +102,9 @@ def pending_error():
     return f"{line}. {todo}", f"Note: {line}. {todo}"
 
 
+SUMMARY_HEADING = "### Last compaction summary"
+
+
 def compactions_line(count: int, latest) -> str:
     """``3 (newest 2026-12-01 14:02, manual)``; empty when the task never compacted."""
     if not count:
@@ -115,7 +118,7 @@ def summary_part(latest) -> str:
     if latest is None or not latest.summary:
         return ""
     return (
-        f"### Last compaction summary ({latest.when}, {latest.trigger} compaction)\n\n"
+        f"{SUMMARY_HEADING} ({latest.when}, {latest.trigger} compaction)\n\n"
         "What the conversation had reached when Claude Code last summarised it; prefer the"
         " context file where the two disagree and it is newer.\n\n"
         f"{latest.summary}"
@@ -207,6 +210,8 @@ def report(task, db, ident, source) -> None:
     lost_summary = take_summary_note()
     message += f"; {lost_summary}" if lost_summary else ""
     context = fit(parts, CONTEXT_BUDGET)
+    if SUMMARY_HEADING in context:  # the human should know what Claude was handed
+        message += " · last compaction's summary included"
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 
 
