@@ -25,6 +25,8 @@ _EXPORTS = {
     "iter_lines_reversed": "reverse_reader",
     "DEFAULT_BLOCK_SIZE": "reverse_reader",
     "DEFAULT_MAX_BYTES": "reverse_reader",
+    "since_last_save": "recap",
+    "Recap": "recap",
     "is_prompt": "conversation",
     "is_typed_prompt": "conversation",
 }
