@@ -1,9 +1,10 @@
-"""``missioncache-db`` / ``python -m missioncache_db``: the task database from a shell.
+"""``missioncache`` / ``missioncache-db`` / ``python -m missioncache_cli``: the task
+database from a shell.
 
 A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
-stderr and exits 1, never a traceback. ``heartbeat-auto`` is run (detached, never waited
-for) by the UserPromptSubmit hook on every prompt: it prints nothing to stdout and exits 0,
-unless its 2-second hard wall ends it first (killed by SIGALRM).
+stderr and exits 1, never a traceback. The ``heartbeat-auto`` subcommand is here for
+people trying it by hand; the UserPromptSubmit hook runs ``python -m missioncache_db
+heartbeat-auto`` instead, which never imports this module (or argparse).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Callable
 
+from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
 from missioncache_db import heartbeat_auto
-from missioncache_db.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
 from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration, format_split
 from missioncache_db.model import STATUSES
@@ -126,7 +127,7 @@ def _prog() -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from missioncache_db import doctor
+    from missioncache_cli import doctor
 
     return doctor.run(self_command())
 
@@ -211,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_db import cli_report, cli_statusline
+    from missioncache_cli import cli_report, cli_statusline
 
     cli_report.register(add)
     cli_statusline.register(add)
