@@ -27,8 +27,8 @@ from missioncache_harness.workspace import McEnv, McTask
 
 BANNER = "SessionStart hook additional context: ## MissionCache: Active Task Detected"
 STOP_LINE = (
-    "⎿  Stop says: MissionCache: Claude edited 1 file(s) while working on demo-task. "
-    "Run /missioncache:save to save context before you leave."
+    "⎿  Stop says: MissionCache: Claude changed 1 file in this turn (greet.py) while working"
+    " on demo-task. Run /missioncache:save to save context before you leave."
 )
 TRACKER = "UserPromptSubmit hook success: MissionCache task tracker (demo-task)"
 
@@ -304,7 +304,7 @@ def test_one_crashing_hook_leaves_the_others_working(
     plugin = broken_copy(mc_plugin, tmp_path / "broken", "crash", ["task_tracker"])
     s = session(plugin, mc_env, mc_repo)
     assert s.start().routed.model_texts[0].startswith(BANNER)
-    turn = s.prompt("edit", reply=[Write("f.txt", "x\n")])
+    turn = s.prompt("edit", reply=[Write("greet.py", "x\n")])
     assert turn.human_texts == [STOP_LINE]
     wait_for_heartbeats(mc_env, 1)
 
@@ -337,7 +337,7 @@ def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
     assert f"plugin:  {mc_plugin}" in out
     assert "model sees: " + BANNER in out
     assert "human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task" in out
-    assert "human sees: ⎿  Stop says: MissionCache: Claude edited 1 file(s)" in out
+    assert "human sees: ⎿  Stop says: MissionCache: Claude changed 1 file in this turn" in out
     assert "compaction instructions: MissionCache saved a pre-compaction snapshot" in out
     assert "    SessionEnd: 0 hook(s)" in out.splitlines()
     assert re.search(r"missioncache-db time: demo-task: \S+ \(Claude \S+, you \S+\)", out), out
