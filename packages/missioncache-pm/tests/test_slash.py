@@ -502,3 +502,11 @@ def test_a_new_task_is_never_saved_until_a_real_save(world, demo, tmp_path):
     assert out.startswith("MISSIONCACHE: saved.")
     known, when = last_save(demo.directory)
     assert known and when >= before - 1
+
+
+def test_one_compaction_is_one_compaction_on_record(world, demo):
+    from missioncache_db import record_compaction
+
+    record_compaction(demo, "<summary>ONLY</summary>", "manual", "sess-old", when=1_800_000_000)
+    out = run_slash(world, "load", "demo")
+    assert "### Last compaction summaries (newest first; 1 compaction on record)" in out

@@ -58,10 +58,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         found = db.list_tasks(args.status)
     if not found:
         print("no tasks")
-    for task in found:
-        name = task.full_path[len("active/") :]
-        extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
-        print(f"{task.id:>4}  {task.status:<9}  {name}  {extra}".rstrip())
+        return 0
+    rows = [
+        (str(t.id), t.status, t.full_path[len("active/") :], t.jira_key or "", t.repo_path or "")
+        for t in found
+    ]
+    header = ("ID", "STATUS", "TASK", "JIRA", "REPOSITORY")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        cells = [row[0].rjust(widths[0]), *(row[i].ljust(widths[i]) for i in (1, 2, 3)), row[4]]
+        print("  ".join(cells).rstrip())
     return 0
 
 

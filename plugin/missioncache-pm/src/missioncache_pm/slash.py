@@ -85,7 +85,8 @@ def compaction_blocks(task: Task) -> list[str]:
     if not items:
         return []
     count = compaction_count(task)
-    out = [f"### Last compaction summaries (newest first; {count} compactions on record)", ""]
+    on_record = f"{count} compaction{'' if count == 1 else 's'} on record"
+    out = [f"### Last compaction summaries (newest first; {on_record})", ""]
     for item in items:
         text = item.summary
         if len(text) > SUMMARY_LIMIT:
