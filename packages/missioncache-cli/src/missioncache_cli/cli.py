@@ -218,10 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_cli import cli_report, cli_statusline
+    from missioncache_cli import cli_report, cli_statusline, cli_uninstall
 
     cli_report.register(add)
     cli_statusline.register(add)
+    cli_uninstall.register(add)
     return parser
 
 
