@@ -83,7 +83,7 @@ def compactions_since(task: Task, since_epoch: float | None) -> int | None:
 def file_facts(context_path: str, tasks_path: str) -> dict:
     """Checklist progress, findings for unchecked items, and when the context was saved.
     Of the context file only its head, as the task tracker reads it: the stamp and the
-    findings are at the top, and a file too large to read whole must not show "not saved"."""
+    findings are at the top, and a file too large to read whole must not show "never saved"."""
     from missioncache_context import divergent_tasks, get_stamp, parse_items, read_file
     from missioncache_context.update import read_head
 
