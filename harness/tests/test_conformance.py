@@ -464,7 +464,7 @@ def test_built_plugin_simulator_agrees_with_the_real_cli(built_played: Played) -
     )
     names = [name for name, _ in startup.human]
     assert names == ["SessionStart:startup", "Stop"]
-    assert "Claude edited 1 file(s)" in startup.human[1][1]
+    assert "Claude changed 1 file in this turn (" in startup.human[1][1]
     assert "(resume)" in obs["resume"].model_text_blob
     assert (obs["compact"].compact_instructions or "").startswith(
         "MissionCache saved a pre-compaction snapshot to <HOME>/.missioncache/"

@@ -94,7 +94,7 @@ def test_no_hook_imports_heavy_modules_on_its_working_path(
     # Every hook took its working path, not an early exit.
     assert any("Active Task Detected" in t for t in start.routed.model_texts)
     assert any("MissionCache task tracker" in t for t in turn.model_texts)
-    assert any("Claude edited 1 file(s)" in t for t in turn.human_texts)
+    assert any("Claude changed 1 file in this turn" in t for t in turn.human_texts)
     assert [e.event for e in failed.events][-1] == "StopFailure"
     spool = mc_env.data_root / "spool"
     assert any("failure" in p.read_text() for p in spool.glob("*.jsonl")) or _ingested(mc_env)

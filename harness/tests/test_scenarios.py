@@ -27,8 +27,8 @@ from missioncache_harness.workspace import McEnv, McTask
 
 BANNER = "SessionStart hook additional context: ## MissionCache: Active Task Detected"
 STOP_LINE = (
-    "⎿  Stop says: MissionCache: Claude edited 1 file(s) while working on demo-task. "
-    "Run /missioncache:save to save context before you leave."
+    "⎿  Stop says: MissionCache: Claude changed 1 file in this turn (greet.py) while working"
+    " on demo-task. Run /missioncache:save to save context before you leave."
 )
 TRACKER = "UserPromptSubmit hook success: MissionCache task tracker (demo-task)"
 
@@ -304,7 +304,7 @@ def test_one_crashing_hook_leaves_the_others_working(
     plugin = broken_copy(mc_plugin, tmp_path / "broken", "crash", ["task_tracker"])
     s = session(plugin, mc_env, mc_repo)
     assert s.start().routed.model_texts[0].startswith(BANNER)
-    turn = s.prompt("edit", reply=[Write("f.txt", "x\n")])
+    turn = s.prompt("edit", reply=[Write("greet.py", "x\n")])
     assert turn.human_texts == [STOP_LINE]
     wait_for_heartbeats(mc_env, 1)
 
@@ -313,6 +313,8 @@ def test_one_crashing_hook_leaves_the_others_working(
 
 
 def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
+    """Issue 26 item 6: in the order the real screen shows it, in a person's words, with
+    the status line, the next session carrying the summary, and a report."""
     command = [
         sys.executable,
         "-m",
@@ -324,23 +326,44 @@ def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    steps = [line for line in out.splitlines() if line.startswith("== ")]
+    lines = out.splitlines()
+    steps = [line for line in lines if line.startswith("== ")]
     assert steps == [
-        "== Claude Code starts in the project (SessionStart)",
+        "== Claude Code starts in the project",
         '== You: "Add a greeting module"',
         "== You read Claude's answer for 3 s",
         '== You: "Make it say hello world"',
-        "== You type /compact (PreCompact, then the compaction hooks)",
-        "== You quit (SessionEnd)",
+        "== You type /compact",
+        "== You quit",
+        "== The next day: a new session in the same project",
         "== Time recorded",
     ]
     assert f"plugin:  {mc_plugin}" in out
-    assert "model sees: " + BANNER in out
-    assert "human sees: ⎿  SessionStart:startup says: MissionCache: tracking demo-task" in out
-    assert "human sees: ⎿  Stop says: MissionCache: Claude edited 1 file(s)" in out
-    assert "compaction instructions: MissionCache saved a pre-compaction snapshot" in out
-    assert "    SessionEnd: 0 hook(s)" in out.splitlines()
-    assert re.search(r"missioncache-db time: demo-task: \S+ \(Claude \S+, you \S+\)", out), out
+    assert "Claude is told: ## MissionCache: Active Task Detected" in out
+    assert "You see: SessionStart:startup says: MissionCache: tracking demo-task" in out
+
+    def index(text: str, after: int = 0) -> int:
+        return next(i for i, line in enumerate(lines) if i >= after and text in line)
+
+    first = index('== You: "Add a greeting module"')
+    noted, replied = index("notes the prompt", first), index("Claude replies:", first)
+    stop = index("You see: Stop says: MissionCache: Claude changed 1 file in this turn", first)
+    assert first < noted < replied < stop  # the prompt's hooks before Claude's reply
+    assert "Status line: ◆ demo-task" in lines[stop + 1] and "1 edit" in lines[stop + 1]
+    compact = index("== You type /compact")
+    post, start = (
+        index("You see: PostCompact done", compact),
+        index("SessionStart:compact", compact),
+    )
+    assert index("You see: PreCompact done", compact) < post < start  # as on screen
+    assert "compacted since" in lines[index("Status line:", start)]
+    nxt = index("== The next day")
+    assert "· last compaction's summary included" in lines[index("You see:", nxt)]
+    assert "Claude also gets the summary: ### Last compaction summary" in out
+    assert "/missioncache:report: MissionCache time report (week, the last 7 days: " in out
+    assert re.search(r"missioncache time: demo-task: \S+ \(Claude \S+, you \S+\)", out), out
+    for jargon in ("routing:", "hook_success", "hook(s)", "transcript:", "${CLAUDE_PLUGIN_ROOT}"):
+        assert jargon not in out, jargon
     assert "Traceback" not in out + done.stderr
 
 

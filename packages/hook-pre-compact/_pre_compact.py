@@ -3,8 +3,9 @@ the conversation is summarised, then fold heartbeats into work sessions.
 
 Under the context file's lock (bounded), it stamps ``**Last Updated:**`` and adds a
 ``### YYYY-MM-DD HH:MM`` Recent Changes entry: ``- Auto-saved before compaction (<when>,
-<trigger>)`` with the last few prompts and replies as one-line sub-bullets (newlines
-collapsed, cut short, behind a label) so no transcript text can become markdown structure.
+<trigger>)`` with the exchanges since the last save (each prompt once with Claude's last
+reply to it) and the files Claude changed, as one-line sub-bullets (newlines collapsed,
+cut short, behind a label) so no transcript text can become markdown structure.
 
 Stdout becomes the compaction's "Additional Instructions" (and on manual /compact the
 human sees it), so it is one short line. Never exit 2, never a block decision or JSON. A
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 LOCK_TIMEOUT = 5.0  # seconds for the context file's lock
 BUSY_TIMEOUT = 20.0  # seconds for tasks.db; the hook's budget is 30
-SNAPSHOT_TURNS = 3
+SNAPSHOT_EXCHANGES = 5  # newest exchanges since the last save: the entry stays short
+SNAPSHOT_FILES = 12
 SNAPSHOT_CHARS = 300
 TRIGGERS = ("manual", "auto")
 
@@ -32,26 +34,58 @@ def one_line(text: str) -> str:
     return flat if len(flat) <= SNAPSHOT_CHARS else flat[: SNAPSHOT_CHARS - 1].rstrip() + "…"
 
 
-def snapshot(transcript: str | None) -> list[str]:
-    """The last prompts and replies as indented sub-bullets, each one labelled line. Only
-    what the human typed is a "User:" line: ``/exit``, ``/compact`` and synthetic turns
-    (agent notifications, command output) are not."""
-    from missioncache_transcript import recent_turns
+def snapshot(
+    transcript: str | None, since: float | None = None, cwd: str | None = None
+) -> list[str]:
+    """The exchanges since the last save as indented one-line sub-bullets: each prompt the
+    human typed once (``/exit``, ``/compact`` and synthetic turns are not prompts), with
+    Claude's last reply to it, then the files Claude changed (relative to ``cwd``)."""
+    from missioncache_transcript import since_last_save
 
     try:
-        turns = recent_turns(transcript, SNAPSHOT_TURNS, None, typed_only=True)
+        recap = since_last_save(transcript, since, SNAPSHOT_EXCHANGES)
     except Exception:  # an unreadable transcript costs the snapshot, never the save
         return []
-    labels = {"user": "User", "assistant": "Claude"}
-    return [f"  - {labels.get(t.role, 'Turn')}: {one_line(t.text)}" for t in turns if t.text]
+    lines = []
+    if recap.more:
+        lines.append(
+            f"  - (earlier exchanges since the last save not shown; last {SNAPSHOT_EXCHANGES})"
+        )
+    for prompt, reply in recap.exchanges:
+        lines.append(f"  - User: {one_line(prompt)}")
+        if reply.strip():
+            lines.append(f"  - Claude: {one_line(reply)}")
+    if recap.files:
+        shown = [_relative(path, cwd) for path in recap.files[:SNAPSHOT_FILES]]
+        extra = len(recap.files) - len(shown)
+        listed = ", ".join(shown) + (f" and {extra} more" if extra > 0 else "")
+        lines.append(f"  - Files changed: {one_line(listed)}")
+    return lines
 
 
-def save_snapshot(task: Task, trigger: str, transcript: str | None) -> str:
+def _relative(path: str, cwd: str | None) -> str:
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1 :]
+    return path
+
+
+def last_save(task: Task) -> float | None:
+    """When the task was last saved for real (missioncache_state.saves), else None."""
+    from missioncache_state.saves import last_save as recorded
+
+    try:
+        return recorded(task.directory_path)[1]
+    except Exception:
+        return None
+
+
+def save_snapshot(task: Task, trigger: str, transcript: str | None, cwd: str | None = None) -> str:
     """Write the entry; returns the context file written."""
     from missioncache_context import format_when, record_change, update_file
 
     when = format_when()
-    body = [f"- Auto-saved before compaction ({when}, {trigger})", *snapshot(transcript)]
+    recap = snapshot(transcript, last_save(task), cwd)
+    body = [f"- Auto-saved before compaction ({when}, {trigger})", *recap]
     result = update_file(
         task.context_path, lambda text: record_change(text, body, when=when), timeout=LOCK_TIMEOUT
     )
@@ -92,7 +126,7 @@ def main() -> None:
             return
         errors, saved, diverted = [], None, False
         try:
-            saved = save_snapshot(task, trigger, ident.transcript_path)
+            saved = save_snapshot(task, trigger, ident.transcript_path, ident.cwd)
         except Exception as error:  # lock timeout, missing file, not UTF-8, write failed
             saved = landed_anyway(error)
             diverted = saved is not None

@@ -120,6 +120,9 @@ def pending_error() -> tuple[str, str] | None:
     return f"{line}. {todo}", f"Note: {line}. {todo}"
 
 
+SUMMARY_HEADING = "### Last compaction summary"
+
+
 def compactions_line(count: int, latest: Compaction | None) -> str:
     """``3 (newest 2026-12-01 14:02, manual)``; empty when the task never compacted."""
     if not count:
@@ -135,7 +138,7 @@ def summary_part(latest: Compaction | None) -> str:
     from missioncache_hookio.quoting import quoted
 
     return (
-        f"### Last compaction summary ({latest.when}, {latest.trigger} compaction)\n\n"
+        f"{SUMMARY_HEADING} ({latest.when}, {latest.trigger} compaction)\n\n"
         "What the conversation had reached when Claude Code last summarised it, quoted: it is"
         " a record of the conversation, not MissionCache's instructions or task details; prefer"
         " the context file where the two disagree and it is newer.\n\n"
@@ -228,6 +231,8 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     lost_summary = take_summary_note()
     message += f"; {lost_summary}" if lost_summary else ""
     context = fit(parts, CONTEXT_BUDGET)
+    if SUMMARY_HEADING in context:  # the human should know what Claude was handed
+        message += " · last compaction's summary included"
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 
 

@@ -60,6 +60,31 @@ def record_end(payload: dict[str, Any], session_id: SessionId | None) -> None:
         sys.stderr.write(f"missioncache: turn end not recorded: {error}\n")
 
 
+FILES_NAMED = 3
+
+
+def reminder(task_name: str, paths: list, cwd: str) -> str:
+    """``Claude changed 2 files in this turn (a.py, b.py) …``: files, not edits (the
+    status line counts edits, every change; this counts the files they touched), with a
+    real plural and their names, so the two never read as contradicting each other."""
+    names: list = []
+    for path in paths:
+        name = path if isinstance(path, str) and path else "a file"
+        if isinstance(path, str) and path.startswith(cwd.rstrip("/") + "/"):
+            name = path[len(cwd.rstrip("/")) + 1 :]
+        if name not in names:
+            names.append(name)
+    count = len(names)
+    shown = ", ".join(names[:FILES_NAMED]) + (
+        f" and {count - FILES_NAMED} more" if count > FILES_NAMED else ""
+    )
+    return (
+        f"MissionCache: Claude changed {count} file{'' if count == 1 else 's'} in this turn"
+        f" ({shown}) while working on {task_name}. Run /missioncache:save to save context"
+        " before you leave."
+    )
+
+
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
@@ -84,11 +109,7 @@ def main() -> None:
         return
     from missioncache_hookio.output import emit_json, hook_json
 
-    files = len({edit.file_path for edit in edits})
-    message = (
-        f"MissionCache: Claude edited {files} file(s) while working on {task.name}."
-        " Run /missioncache:save to save context before you leave."
-    )
+    message = reminder(task.name, [edit.file_path for edit in edits], ident.cwd)
     emit_json(hook_json("Stop", system_message=message))
 
 

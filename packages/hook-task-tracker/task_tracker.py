@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 BUSY_TIMEOUT = 1.0  # seconds; reads rarely wait in WAL mode, and the budget is 5
 STATE_KIND = "divergence"
 UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
+EVENT = "UserPromptSubmit"
 MAX_LISTED = 50  # numbers named in one reminder: its size stays bounded (hook output cap)
 
 
@@ -74,14 +75,42 @@ def changed(task_id: int, numbers: list[str], key: SessionId) -> bool:
     return True
 
 
+def pm_down(session_id: SessionId) -> tuple[str, str] | None:
+    """(line for the human, text for Claude) the first time this session meets this
+    outage of the ``pm`` server (missioncache_state.pm_health), else None."""
+    from missioncache_state import pm_health
+
+    found = pm_health.health()
+    if not pm_health.first_telling(session_id, found):
+        return None
+    from missioncache_hookio.guide import fallback_line, slash_helper
+
+    plugin = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for_claude = (
+        f"MissionCache's `pm` MCP server {found.reason}: the mcp__plugin_missioncache_pm__*"
+        " tools are unavailable until the user reconnects it (/mcp). "
+        + fallback_line(slash_helper(plugin))
+    )
+    return pm_health.what_to_do(found), for_claude
+
+
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, well_typed
     from missioncache_hookio.prompts import counted_prompt
 
     payload = read_payload()
-    if payload is None or not well_typed(payload) or counted_prompt(payload) is None:
+    if payload is None or not well_typed(payload):
         return
     ident = identity(payload)
+    down = pm_down(ident.session_id) if ident.session_id else None
+    if down is not None:
+        from missioncache_hookio.output import emit_json, hook_json
+
+        # Told alone, this prompt: the tasks reminder (if any) comes with the next one.
+        emit_json(hook_json(EVENT, additional_context=down[1], system_message=down[0]))
+        return
+    if counted_prompt(payload) is None:
+        return
     from missioncache_db import find_task
 
     task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)

@@ -21,6 +21,7 @@ script is tested the same way: a real process of the BUILT plugin, JSON on stdin
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -44,9 +45,29 @@ from missioncache_harness.workspace import (
 __all__ = ["McEnv", "McTask", "mc_env", "mc_plugin", "mc_repo", "mc_task"]
 
 
+def pin_afternoon_time_zone(environ: dict[str, str] | None = None) -> str:
+    """Set ``TZ`` to a fixed-offset zone in which it is now about 13:00, and return it.
+
+    Fixtures put work at "today, 00:01" or "today, 09:00": run just after midnight, those
+    hours are still to come and every "today" figure is short. A zone chosen at the start
+    of the run keeps them in the past whenever the suite runs (it inherits into every
+    subprocess through the environment); tests about midnight build their own times.
+    """
+    import time
+
+    environ = os.environ if environ is None else environ  # type: ignore[assignment]
+    offset = (13 - time.gmtime().tm_hour + 11) % 24 - 11  # local = UTC + offset, -11..+12
+    zone = f"MCT{-offset:+d}"  # POSIX spells east of UTC with a minus sign
+    environ["TZ"] = zone
+    time.tzset()
+    return zone
+
+
 def pytest_configure(config: pytest.Config) -> None:
     import shutil
     import tempfile
+
+    pin_afternoon_time_zone()
 
     # The built plugin runs under $MISSIONCACHE_HOOK_PYTHON when set (docs/testing.md).
     shim_dir = Path(tempfile.mkdtemp(prefix="mc-hook-python-"))

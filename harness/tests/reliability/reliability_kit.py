@@ -155,7 +155,8 @@ def diff(before: dict[str, tuple], after: dict[str, tuple]) -> list[str]:
 
 _ENTRY_LINE = re.compile(
     r"^(### \d{4}-\d{2}-\d{2} \d{2}:\d{2}|- Auto-saved before compaction \(.*\)"
-    r"|  - (User|Claude|Turn): .*|\*\*Last Updated:\*\* .*|## Recent Changes|)$"
+    r"|  - (User|Claude|Turn|Files changed): .*|  - \(earlier exchanges since the last save .*\)"
+    r"|\*\*Last Updated:\*\* .*|## Recent Changes|)$"
 )
 
 

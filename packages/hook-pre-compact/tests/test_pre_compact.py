@@ -320,3 +320,55 @@ def test_snapshot_user_lines_are_only_what_the_human_typed(compact, context_file
     assert user_lines == ["  - User: fix the parser please"]
     assert "  - Claude: The agent finished." in entry
     assert "/exit" not in entry and "task-notification" not in entry
+
+
+def _record(kind, content, stamp, i):
+    message = {"role": kind, "content": content}
+    if kind == "assistant":
+        message["id"] = f"msg_{i}"
+    return json.dumps({"type": kind, "message": message, "uuid": f"u{i}", "timestamp": stamp})
+
+
+def test_snapshot_is_each_exchange_since_the_last_save_once_with_the_files_changed(
+    compact, context_file, mc_task_dir, mc_repo, tmp_path
+):
+    """Issue 26 item 4: the trial's snapshot was ``User: WRITEFILE again please / User:
+    READONLY show hello / Claude: Done. / User: hello / Claude: Done. / Claude: Done.``:
+    earlier prompts missing, replies repeated, no files. Now: the exchanges after the last
+    real save, each prompt once with Claude's last reply, then the files changed."""
+    from missioncache_state.saves import record_save
+
+    def text(t):
+        return [{"type": "text", "text": t}]
+
+    def write(path):
+        return [{"type": "tool_use", "id": "t", "name": "Write", "input": {"file_path": path}}]
+
+    rows = [
+        ("user", "before the save", "2026-12-01T20:00:00.000Z"),
+        ("assistant", text("Old reply."), "2026-12-01T20:00:05.000Z"),
+        ("user", "hello", "2026-12-01T21:00:00.000Z"),
+        ("assistant", text("Done."), "2026-12-01T21:00:05.000Z"),
+        ("user", "READONLY show hello", "2026-12-01T21:01:00.000Z"),
+        ("assistant", text("Here it is."), "2026-12-01T21:01:05.000Z"),
+        ("user", "WRITEFILE again please", "2026-12-01T21:02:00.000Z"),
+        ("assistant", text("Writing it."), "2026-12-01T21:02:01.000Z"),
+        ("assistant", write(str(mc_repo / "src" / "hello.py")), "2026-12-01T21:02:02.000Z"),
+        ("assistant", text("Done, hello.py is written."), "2026-12-01T21:02:05.000Z"),
+        ("user", "/compact", "2026-12-01T21:03:00.000Z"),
+    ]
+    path = tmp_path / "trial.jsonl"
+    path.write_text("\n".join(_record(k, c, s, i) for i, (k, c, s) in enumerate(rows)) + "\n")
+    record_save(mc_task_dir, 1_796_158_000.0)  # 2026-12-01T20:46:40Z: after "before the save"
+    compact("manual", transcript_path=path)
+    entry = context_file.read_text().split("Auto-saved before compaction", 1)[1]
+    lines = entry.split("\n\n")[0].splitlines()[1:]
+    assert lines == [
+        "  - User: hello",
+        "  - Claude: Done.",
+        "  - User: READONLY show hello",
+        "  - Claude: Here it is.",
+        "  - User: WRITEFILE again please",
+        "  - Claude: Done, hello.py is written.",
+        "  - Files changed: src/hello.py",
+    ]

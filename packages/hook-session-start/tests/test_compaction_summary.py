@@ -36,7 +36,9 @@ def context_of(done) -> str:
 def test_new_session_gets_the_newest_summary_labelled(mc_hook, mc_task, source):
     compact(mc_hook, "OLD-SUMMARY parser started")
     compact(mc_hook, "NEW-SUMMARY parser done, tests next", trigger="auto")
-    context = context_of(start(mc_hook, source))
+    done = start(mc_hook, source)
+    context = context_of(done)
+    assert done.json["systemMessage"].endswith("· last compaction's summary included")
     assert "### Last compaction summary (" in context
     assert "auto compaction)" in context
     assert "NEW-SUMMARY parser done, tests next" in context
@@ -48,13 +50,17 @@ def test_new_session_gets_the_newest_summary_labelled(mc_hook, mc_task, source):
 def test_not_repeated_right_after_a_compaction(mc_hook, mc_task):
     """After compaction the summary is already the conversation's first message."""
     compact(mc_hook, "SUMMARY-MARK")
-    context = context_of(start(mc_hook, "compact"))
+    done = start(mc_hook, "compact")
+    context = context_of(done)
+    assert "summary included" not in done.json["systemMessage"]
     assert "SUMMARY-MARK" not in context
     assert "- **Compactions:** 1 (newest " in context
 
 
 def test_no_compactions_no_line_no_summary(mc_hook, mc_task):
-    context = context_of(start(mc_hook))
+    done = start(mc_hook)
+    context = context_of(done)
+    assert "summary included" not in done.json["systemMessage"]
     assert "Compactions" not in context
     assert "Last compaction summary" not in context
 

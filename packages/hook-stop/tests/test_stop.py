@@ -55,8 +55,8 @@ def stop(mc_hook):
 def test_edits_on_a_task_remind_the_human(stop, mc_task, tmp_path):
     done = stop(transcript(tmp_path, edits))
     assert done.json == {
-        "systemMessage": "MissionCache: Claude edited 2 file(s) while working on demo-task."
-        " Run /missioncache:save to save context before you leave."
+        "systemMessage": "MissionCache: Claude changed 2 files in this turn (/p/a.py, /p/b.py)"
+        " while working on demo-task. Run /missioncache:save to save context before you leave."
     }
     assert done.stdout.count("\n") <= 1 and "additionalContext" not in done.stdout
     assert "decision" not in done.stdout
@@ -65,7 +65,7 @@ def test_edits_on_a_task_remind_the_human(stop, mc_task, tmp_path):
 def test_real_claude_code_transcript(stop, mc_task, tmp_path):
     path = tmp_path / "sample.jsonl"
     shutil.copy(SAMPLE_TRANSCRIPT, path)
-    assert "edited 1 file(s)" in stop(path).json["systemMessage"]
+    assert "changed 1 file in this turn (" in stop(path).json["systemMessage"]
 
 
 def test_a_turn_not_yet_in_the_transcript_claims_no_edits(stop, mc_task, tmp_path):
@@ -76,7 +76,7 @@ def test_a_turn_not_yet_in_the_transcript_claims_no_edits(stop, mc_task, tmp_pat
     shutil.copy(SAMPLE_TRANSCRIPT, path)
     assert stop(path, prompt_id="a-newer-prompt").silent()
     own = "7e515015-aabe-4d29-bdb2-217fb04faef0"  # the sample prompt's promptId
-    assert "edited 1 file(s)" in stop(path, prompt_id=own).json["systemMessage"]
+    assert "changed 1 file in this turn (" in stop(path, prompt_id=own).json["systemMessage"]
 
 
 def test_mentions_of_tools_are_not_edits(stop, mc_task, tmp_path):

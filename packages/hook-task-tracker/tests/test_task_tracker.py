@@ -197,3 +197,41 @@ def test_a_flood_of_divergent_tasks_names_the_first_50_and_counts_the_rest(promp
     assert f": {', '.join(numbers[:50])} and 950 more." in out
     assert f"completed_tasks={json.dumps(numbers[:50])})" in out
     assert len(out) < 10_000
+
+
+def test_a_stopped_pm_server_is_told_once_to_the_human_with_the_fallback_for_claude(
+    prompt, files, mc_env
+):
+    """Issue 26 item 1: the server's record (missioncache_state.pm_health) says it was
+    killed; the next prompt tells the human what to do, and Claude how to save."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    claude = os.getpid()  # plays the Claude Code process the hook belongs to
+    record = mc_env.claude_dir / "hooks" / "state" / "pm-server" / f"{claude}.json"
+    record.parent.mkdir(parents=True)
+    now = time.time()
+    record.write_text(
+        json.dumps(
+            {
+                "state": "ready",
+                "launcher_pid": gone.pid,
+                "server_pid": gone.pid,
+                "started": now - 60,
+                "beat": now,
+            }
+        )
+    )
+    env = {"MISSIONCACHE_PM_CLAUDE_PID": str(claude)}
+    files()
+    told = json.loads(prompt(env=env))
+    assert told["systemMessage"].startswith("MissionCache: its `pm` tool server stopped")
+    assert "/mcp, pick plugin:missioncache:pm, choose Reconnect" in told["systemMessage"]
+    context = told["hookSpecificOutput"]["additionalContext"]
+    assert "FALLBACK:" in context and 'slash.py" apply`' in context
+    assert prompt(env=env) == ""  # once per session and outage
+    assert "systemMessage" in prompt(env=env, sid="sess-other")

@@ -46,12 +46,14 @@ def test_create_task_with_repo_dot_from_a_bare_interpreter(cli, roots, workdir):
 def test_create_task_options_and_list(cli, workdir):
     ok(cli("create-task", "parent", "--jira", "PROJ-7", "--repo", str(workdir)))
     ok(cli("create-task", "child", "--parent", "parent"))
-    out = ok(cli("list")).splitlines()
+    header, *out = ok(cli("list")).splitlines()
+    assert header.split() == ["ID", "STATUS", "TASK", "JIRA", "REPOSITORY"]
     assert len(out) == 2
     assert "parent" in out[0] and "PROJ-7" in out[0] and os.path.realpath(workdir) in out[0]
     assert "parent/child" in out[1] and "active" in out[1]
+    assert out[0].index("PROJ-7") == header.index("JIRA")  # columns line up under the header
     ok(cli("status", "child", "paused"))
-    paused = ok(cli("list", "--status", "paused")).splitlines()
+    header, *paused = ok(cli("list", "--status", "paused")).splitlines()
     assert len(paused) == 1 and "parent/child" in paused[0]
 
 

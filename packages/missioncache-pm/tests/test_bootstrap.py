@@ -103,7 +103,8 @@ def _launcher_script() -> str:
         ("1", "0", ["--offline --check", "online"]),
     ],
 )
-def test_launcher_starts_exactly_one_server(tmp_path, cache, server, calls):
+@pytest.mark.parametrize("through", ["sh", "launch.py"])
+def test_launcher_starts_exactly_one_server(tmp_path, cache, server, calls, through, request):
     """plugin.json's launcher, run by sh with a stand-in ``uvx`` that logs each call: it
     probes uv's offline cache, then starts one server whatever that server's exit code
     (an ``offline || online`` chain would start a second one after a crash)."""
@@ -120,7 +121,10 @@ def test_launcher_starts_exactly_one_server(tmp_path, cache, server, calls):
     )
     fake.chmod(0o755)
     env = dict(os.environ, PATH=f"{fake.parent}:{os.environ['PATH']}")
-    env["MISSIONCACHE_PLUGIN_ROOT"] = str(tmp_path / "plugin")
+    # Without the built plugin's launch.py (or without python3) sh does the same itself.
+    root = request.getfixturevalue("mc_plugin") if through == "launch.py" else tmp_path / "plugin"
+    env["MISSIONCACHE_PLUGIN_ROOT"] = str(root)
+    env["CLAUDE_CONFIG_DIR"] = str(tmp_path / "claude")
     done = subprocess.run(["sh", "-c", _launcher_script()], env=env, timeout=30, check=False)
     assert done.returncode == int(server)
     assert log.read_text().split("\n")[:-1] == calls

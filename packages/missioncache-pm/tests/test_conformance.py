@@ -319,3 +319,53 @@ def test_a_server_wide_rule_allows_every_pm_tool(box, mc_plugin):
     [result] = tool_results(api)
     assert not result.get("is_error"), result
     assert "- [ ] 1. Allowed" in task.tasks_file.read_text()
+
+
+def test_a_pm_server_that_cannot_start_is_told_and_save_still_saves(box, mc_plugin, tmp_path):
+    """Issue 26 item 1: uvx is there but cannot start the server (its SDK could not be
+    fetched), and the next session Claude Code does not even try (it caches the failure).
+    The human is told once per session, by the prompt hook's systemMessage or the
+    command's note, and Claude gets the fallback, through which the save lands."""
+    _install(tmp_path, mc_plugin, box.home)
+    fake = tmp_path / "fake-bin" / "uvx"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'error: Failed to fetch: mcp' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = {**box.env, "PATH": f"{fake.parent}:{NO_UVX_PATH}"}
+    told = "its `pm` tool server failed to start"
+
+    def turn(prompt, reply):
+        with FakeAnthropicAPI(reply) as api:
+            run = run_turn(
+                prompt,
+                home=box.home,
+                cwd=box.repo,
+                fake_api=api,
+                env_extra=env,
+                timeout=MCP_START_TIMEOUT,
+            ).check()
+        [transcript] = (box.home / ".claude" / "projects").glob(f"*/{run.session_id}.jsonl")
+        return api, transcript.read_text()
+
+    turn("/missioncache:new broken-pm", ["Created."])
+    records = list((box.home / ".claude/hooks/state/pm-server").glob("*.json"))
+    assert [json.loads(r.read_text())["state"] for r in records] == ["starting"]
+    context = box.root / "active" / "broken-pm" / "broken-pm-context.md"
+
+    probe, transcript = turn("/missioncache:save", ["Looking."])
+    report = probe.find_texts("MISSIONCACHE: saving task broken-pm.")[0].text
+    notes = report.count(told) + transcript.count(told)
+    assert notes >= 1, "the human was not told"
+    assert told not in report or '"systemMessage"' not in transcript  # once, not twice
+    script = re.search(r'FALLBACK: .*?run `python3 "([^"]+)" apply`', report).group(1)
+    command = (
+        f'python3 "{script}" apply --context-file "{context}"'
+        ' --recent-change "Saved while the pm server was down"'
+    )
+    api, _ = turn(
+        "/missioncache:save", [[Text("Saving."), ToolUse("Bash", {"command": command})], "Saved."]
+    )
+    [result] = tool_results(api)
+    assert not result.get("is_error"), result
+    assert "MISSIONCACHE: saved." in result_text(result)
+    assert "- Saved while the pm server was down" in context.read_text()

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -453,3 +454,77 @@ def test_load_reports_and_clears_a_lost_compaction_summary(world, demo):
         " 2026-12-01 10:00 (No space left on device); run /missioncache:save" in out
     )
     assert "could not keep" not in run_slash(world, "load", "demo")
+
+
+# -- issue 26: a pm server that is not answering ----------------------------------------------
+
+
+def down_record(world) -> int:
+    """A record saying this Claude process's server was killed; returns the pid to name."""
+    import time
+
+    from missioncache_state.pm_health import write_record
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    me = os.getpid()
+    started = time.time() - 60
+    write_record(
+        me,
+        {
+            "state": "ready",
+            "launcher_pid": gone.pid,
+            "server_pid": gone.pid,
+            "started": started,
+            "beat": time.time(),
+        },
+    )
+    return me
+
+
+def test_save_tells_the_user_once_and_gives_claude_the_fallback(world, demo, tmp_path):
+    from missioncache_state.bindings import write_session_binding
+
+    write_session_binding(world.sid, "demo", demo.id)
+    pid = str(down_record(world))
+    path = with_uvx(tmp_path)
+    first = run_slash(world, "save", PATH=path, MISSIONCACHE_PM_CLAUDE_PID=pid)
+    assert "NOTE FOR THE USER: MissionCache: its `pm` tool server stopped" in first
+    assert "/mcp, pick plugin:missioncache:pm, choose Reconnect" in first
+    assert "FALLBACK:" in first and " apply` with options" in first
+    again = run_slash(world, "save", PATH=path, MISSIONCACHE_PM_CLAUDE_PID=pid)
+    assert "NOTE FOR THE USER" not in again and "FALLBACK:" in again
+
+
+def test_save_names_the_helper_even_when_the_server_looks_fine(world, demo, tmp_path):
+    """Claude may still find the tools gone (a server that died a moment ago): save.md
+    tells it to use the helper then, and the report names it by its full path."""
+    from missioncache_state.bindings import write_session_binding
+
+    write_session_binding(world.sid, "demo", demo.id)
+    out = run_slash(world, "save", PATH=with_uvx(tmp_path), MISSIONCACHE_PM_CLAUDE_PID="1")
+    assert "FALLBACK" not in out and "NOTE FOR THE USER" not in out
+    assert 'Helper, should the tools be unavailable: `python3 "' in out
+    assert 'slash.py"`' in out
+
+
+def test_a_new_task_is_never_saved_until_a_real_save(world, demo, tmp_path):
+    """Issue 26 item 2: the status line's "saved HH:MM" reads this record."""
+    from missioncache_state.saves import last_save
+
+    assert last_save(demo.directory) == (True, None)
+    before = time.time()
+    out = run_slash(
+        world, "apply", "--context-file", str(demo.context_file), "--recent-change", "Did it"
+    )
+    assert out.startswith("MISSIONCACHE: saved.")
+    known, when = last_save(demo.directory)
+    assert known and when >= before - 1
+
+
+def test_one_compaction_is_one_compaction_on_record(world, demo):
+    from missioncache_db import record_compaction
+
+    record_compaction(demo, "<summary>ONLY</summary>", "manual", "sess-old", when=1_800_000_000)
+    out = run_slash(world, "load", "demo")
+    assert "### Last compaction summaries (newest first; 1 compaction on record)" in out

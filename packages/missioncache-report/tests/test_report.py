@@ -52,7 +52,7 @@ def _row(text: str, name: str) -> list:
 
 def test_text_week_per_task_and_per_day(report, work):
     text = report("--period", "week")
-    assert text.startswith("MissionCache time report (week: ")
+    assert text.startswith("MissionCache time report (week, the last 7 days: ")
     lines = text.splitlines()
     assert lines[2].split() == [
         "task",
@@ -158,7 +158,7 @@ def test_slash_report_entry(mc_plugin, mc_env, work):
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])
-    assert done.returncode == 0 and "(week: " in done.stdout
+    assert done.returncode == 0 and "(week, the last 7 days: " in done.stdout
     done = mc_env.run([*cmd, "decade"])
     assert done.returncode == 0 and "MISSIONCACHE ERROR" in done.stdout
 

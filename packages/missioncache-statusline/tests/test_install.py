@@ -178,7 +178,7 @@ def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_rep
     line_py = new / "lib" / "missioncache_statusline" / "line.py"
     line_py.write_text(
         line_py.read_text().replace(
-            "CACHE_VERSION = 1", 'CACHE_VERSION = 2\nimport sys\nsys.stdout.write("v1.1 ")'
+            "CACHE_VERSION = 2", 'CACHE_VERSION = 3\nimport sys\nsys.stdout.write("v1.1 ")'
         )
     )
     entry = new / "statusline" / "statusline.py"

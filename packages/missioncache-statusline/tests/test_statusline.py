@@ -96,8 +96,21 @@ def _edit_record(tool="Edit", path="/x/a.py") -> str:
 
 
 def _write_files(mc_task_dir: Path, name: str, tasks: str, context: str) -> None:
+    """The files as a save left them: a real save (the tools, /missioncache:save) also
+    records its time beside them, which is what "saved HH:MM" shows."""
     (mc_task_dir / f"{name}-tasks.md").write_text(tasks)
     (mc_task_dir / f"{name}-context.md").write_text(context)
+    _saved_at_stamp(mc_task_dir, context)
+
+
+def _saved_at_stamp(mc_task_dir: Path, context: str) -> None:
+    import re
+
+    from missioncache_state.saves import record_save
+
+    found = re.search(r"\*\*Last Updated:\*\* (\d{4}-\d\d-\d\d \d\d:\d\d)", context)
+    if found:
+        record_save(mc_task_dir, time.mktime(time.strptime(found.group(1), "%Y-%m-%d %H:%M")))
 
 
 TASKS = "# Tasks\n\n- [x] 1. Reproduce\n- [x] 2. Find the cause\n- [ ] 3. Fix\n- [ ] 4. Test\n"
@@ -180,6 +193,7 @@ def test_cache_is_used_and_invalidated_by_each_source(
     # A save of the context file.
     stamp = time.strftime("%Y-%m-%d %H:%M")
     (mc_task_dir / f"{mc_task.name}-context.md").write_text(CONTEXT.format(stamp=stamp))
+    _saved_at_stamp(mc_task_dir, CONTEXT.format(stamp=stamp))
     assert f"saved {stamp[11:]}" in line(env=plain)
     # Time recorded in tasks.db.
     record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
@@ -364,6 +378,26 @@ def test_a_context_file_too_large_to_edit_still_shows_its_save(line, mc_task, mc
     64 MiB edit limit used to show "not saved" in red, though its stamp said 13:47."""
     context = CONTEXT.format(stamp="2026-11-29 13:47") + "### Task 3\nnotes\n"
     _write_files(mc_task_dir, mc_task.name, TASKS, context + ("old notes\n" * (7 << 20)))
+    (mc_task_dir / ".missioncache-saved").unlink()  # a task from before the save record
     assert (mc_task_dir / f"{mc_task.name}-context.md").stat().st_size > 64 << 20
     shown = line(env={"NO_COLOR": "1"})
-    assert "[2/4] ✎1" in shown and "saved Nov 29" in shown and "not saved" not in shown
+    assert "[2/4] ✎1" in shown and "saved Nov 29" in shown and "never saved" not in shown
+
+
+def test_saved_means_a_real_save_never_the_template_or_a_snapshot(line, mc_task, mc_task_dir):
+    """Issue 26 item 2: right after /missioncache:new the template's stamp showed as
+    "saved 21:39", and after /compact MissionCache's own snapshot did."""
+    from missioncache_state.saves import record_save
+
+    plain = {"NO_COLOR": "1"}
+    assert line(env=plain).rstrip().endswith("never saved")
+    context = mc_task_dir / f"{mc_task.name}-context.md"
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    context.write_text(CONTEXT.format(stamp=stamp))  # a snapshot stamps the file too
+    records = mc_task_dir / ".compactions"
+    records.mkdir()
+    (records / f"{int(time.time() * 1e6):016d}-01020304.json").write_text('{"trigger": "auto"}')
+    assert line(env=plain).rstrip().endswith("never saved · compacted since")
+    record_save(mc_task_dir, time.time() + 1)  # /missioncache:save after the compaction
+    shown = line(env=plain).rstrip()
+    assert shown.endswith(f"saved {time.strftime('%H:%M', time.localtime(time.time() + 1))}")

@@ -62,10 +62,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         found = db.list_tasks(args.status)
     if not found:
         print("no tasks")
-    for task in found:
-        name = task.full_path[len("active/") :]
-        extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
-        print(f"{task.id:>4}  {task.status:<9}  {name}  {extra}".rstrip())
+        return 0
+    rows = [
+        (str(t.id), t.status, t.full_path[len("active/") :], t.jira_key or "", t.repo_path or "")
+        for t in found
+    ]
+    header = ("ID", "STATUS", "TASK", "JIRA", "REPOSITORY")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    for row in [header, *rows]:
+        cells = [row[0].rjust(widths[0]), *(row[i].ljust(widths[i]) for i in (1, 2, 3)), row[4]]
+        print("  ".join(cells).rstrip())
     return 0
 
 
@@ -225,11 +231,12 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_cli import cli_dashboard, cli_report, cli_statusline
+    from missioncache_cli import cli_dashboard, cli_report, cli_statusline, cli_uninstall
 
     cli_report.register(add)
     cli_statusline.register(add)
     cli_dashboard.register(add)
+    cli_uninstall.register(add)
     return parser
 
 

@@ -66,4 +66,8 @@ def create_task_files(
         path = directory / f"{name}-{suffix}"
         if not (directory / suffix).exists() and write_new_file(path, text):
             written.append(path)
+    if written:
+        from missioncache_state.saves import mark_never_saved
+
+        mark_never_saved(directory)  # the template's stamp is no save
     return written

@@ -28,8 +28,11 @@ def render(report: Report, fmt: str) -> str:
 
 
 def covered(report: Report) -> str:
+    """``week, the last 7 days: 2026-11-25 to 2026-12-01``."""
+    from missioncache_report.data import PERIOD_WORDS
+
     start = report.start or "the beginning"
-    return f"{report.period}: {start} to {report.end}"
+    return f"{PERIOD_WORDS.get(report.period, report.period)}: {start} to {report.end}"
 
 
 def text(report: Report) -> str:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from missioncache_state.ids import SessionId
 
 CACHE_KIND = "statusline"
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 STDIN_MAX = 4 * 1024 * 1024
 DEFAULT_COLUMNS = 120
 MARGIN = 4  # Claude Code indents the row by 2; keep clear of the right edge too
@@ -67,7 +67,10 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
         _stamp(db + "-wal"),
     ]
     if facts:
-        sig += [_stamp(facts.get(key)) for key in ("context", "tasks", "compactions_dir")]
+        sig += [
+            _stamp(facts.get(key))
+            for key in ("context", "tasks", "compactions_dir", "saved_marker")
+        ]
     return sig
 
 

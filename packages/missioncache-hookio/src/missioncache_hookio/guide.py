@@ -38,3 +38,20 @@ def launcher_command(plugin_root: str) -> str:
 
     path = os.path.join(plugin_root, "bin", "missioncache")
     return f'"{path}"' if " " in path else path
+
+
+def slash_helper(plugin_root: str) -> str:
+    """The commands' standard-library helper, which can also save without the server."""
+    import os
+
+    return os.path.join(plugin_root, "missioncache-pm", "src", "missioncache_pm", "slash.py")
+
+
+def fallback_line(script: str) -> str:
+    """What Claude runs instead of the two update tools when the ``pm`` server is down."""
+    return (
+        "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
+        f' `python3 "{script}" apply` with options for the same arguments: --context-file'
+        " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
+        " --done N (once per item), --new-task TEXT (once per item)."
+    )

@@ -15,6 +15,7 @@ tasks file itself, so nothing the caller wrote is dropped.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Union
@@ -136,8 +137,20 @@ def write(path: Any, transform: Callable[[str], str]) -> Written:
     try:
         result = update_file(path, keep, timeout=LOCK_TIMEOUT)
     except SaveDivertedError as error:
+        _saved(path)
         return Written(error.file, True, texts[-1], f"WARNING: {diverted(error)}.")
+    _saved(path)
     return Written(str(result.path), result.changed, result.after, "")
+
+
+def _saved(path: Any) -> None:
+    """A real save: the status line's "saved HH:MM" (missioncache_state.saves)."""
+    from missioncache_state.saves import record_save
+
+    try:
+        record_save(os.path.dirname(os.path.abspath(str(path))))
+    except OSError:
+        pass  # the file is saved; only the status line's time is older
 
 
 # -- update_tasks_file ----------------------------------------------------------------------

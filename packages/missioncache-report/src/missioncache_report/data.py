@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from missioncache_db.turns import TimeSplit
 
 PERIODS = ("today", "week", "month", "all")
+# "week" is a rolling window, not Monday to Sunday: every report says so in its title.
+PERIOD_WORDS = {
+    "today": "today",
+    "week": "week, the last 7 days",
+    "month": "month, the last 30 days",
+    "all": "all time",
+}
 TURN_LIMIT = 2 * 86400  # seconds; the longest turn time_split assumes (docs/time.md, Periods)
 
 

@@ -172,7 +172,6 @@ def table(report: Report) -> str:
 
 
 def html(report: Report) -> str:
-    start = report.start or "the beginning"
     cards = [
         (format_duration(report.seconds), "total time"),
         (str(len(report.tasks)), "tasks"),
@@ -182,14 +181,15 @@ def html(report: Report) -> str:
     cards.insert(1, (format_duration(claude), "Claude working"))
     cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
     card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)
+    from missioncache_report.formats import covered
+
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f"<title>MissionCache time report: {escape(report.period)}</title>"
+        f"<title>MissionCache time report: {escape(covered(report))}</title>"
         f"<style>{CSS}</style></head><body>"
         "<h1>MissionCache time report</h1>"
-        f'<p class="sub">{escape(report.period)}: {escape(start)} to {escape(report.end)} '
-        f"· generated {escape(report.generated)}</p>"
+        f'<p class="sub">{escape(covered(report))} · generated {escape(report.generated)}</p>'
         f'<div class="cards">{card_html}</div>'
         f"{chart(report)}{table(report)}"
         "</body></html>\n"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import time
 
+from missioncache_state.saves import SAVED_FILE, last_save
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -41,11 +43,15 @@ def task_facts(cwd: str, session_id: SessionId) -> dict | None:
             # Compaction records are files there (one per compaction): its mtime moves
             # with each new one, so the cache notices without opening anything.
             "compactions_dir": os.path.join(task.directory_path, ".compactions"),
+            "saved_marker": os.path.join(task.directory_path, SAVED_FILE),
             "today": total,
             "claude": claude,
             "you": you,
         }
     facts.update(file_facts(facts["context"], facts["tasks"]))
+    known, saved = last_save(task.directory_path)
+    if known:  # a task that keeps its real saves: the stamp may be a snapshot's
+        facts["saved_epoch"] = saved
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
     return facts
 
@@ -78,7 +84,7 @@ def compactions_since(task: Task, since_epoch: float | None) -> int | None:
 def file_facts(context_path: str, tasks_path: str) -> dict:
     """Checklist progress, findings for unchecked items, and when the context was saved.
     Of the context file only its head, as the task tracker reads it: the stamp and the
-    findings are at the top, and a file too large to read whole must not show "not saved"."""
+    findings are at the top, and a file too large to read whole must not show "never saved"."""
     from missioncache_context import divergent_tasks, get_stamp, parse_items, read_file
     from missioncache_context.update import read_head
 

@@ -72,9 +72,9 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
 
 
 def saved_text(epoch: Any, now: float) -> str:
-    """``saved 13:05`` today, ``saved Nov 29`` before, ``not saved`` without a save."""
+    """``saved 13:05`` today, ``saved Nov 29`` before, ``never saved`` before the first."""
     if not isinstance(epoch, (int, float)):
-        return "not saved"
+        return "never saved"
     when, today = time.localtime(epoch), time.localtime(now)
     if when[:3] == today[:3]:
         return f"saved {when.tm_hour:02d}:{when.tm_min:02d}"

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from .edits import find_edits as find_edits
     from .exchange import Exchange as Exchange
     from .exchange import current_exchange as current_exchange
+    from .recap import Recap as Recap
+    from .recap import since_last_save as since_last_save
     from .records import iter_records_reversed as iter_records_reversed
     from .records import parse_record as parse_record
     from .reverse_reader import DEFAULT_BLOCK_SIZE as DEFAULT_BLOCK_SIZE
@@ -46,6 +48,8 @@ _EXPORTS = {
     "iter_lines_reversed": "reverse_reader",
     "DEFAULT_BLOCK_SIZE": "reverse_reader",
     "DEFAULT_MAX_BYTES": "reverse_reader",
+    "since_last_save": "recap",
+    "Recap": "recap",
     "is_prompt": "conversation",
     "is_typed_prompt": "conversation",
 }

@@ -211,8 +211,8 @@ TOOLS = (update_tasks_file, update_context_file, find_task_for_directory, get_ta
 READ_ONLY = {"find_task_for_directory"}
 
 
-def build_server() -> MCPServer:
-    server = PmServer("pm", instructions=INSTRUCTIONS, log_level="WARNING")
+def build_server(lifespan: Any = None) -> MCPServer:
+    server = PmServer("pm", instructions=INSTRUCTIONS, log_level="WARNING", lifespan=lifespan)
     for tool in TOOLS:
         hints = ToolAnnotations(read_only_hint=True) if tool.__name__ in READ_ONLY else None
         server.add_tool(tool, structured_output=False, annotations=hints)
@@ -232,4 +232,6 @@ def main() -> None:
     from missioncache_pm.bootstrap import ensure_libraries
 
     ensure_libraries()
-    build_server().run("stdio")
+    from missioncache_pm.alive import beating
+
+    build_server(beating).run("stdio")

@@ -86,7 +86,8 @@ def compaction_blocks(task: Task) -> list[str]:
     if not items:
         return []
     count = compaction_count(task)
-    out = [f"### Last compaction summaries (newest first; {count} compactions on record)", ""]
+    on_record = f"{count} compaction{'' if count == 1 else 's'} on record"
+    out = [f"### Last compaction summaries (newest first; {on_record})", ""]
     for item in items:
         text = item.summary
         if len(text) > SUMMARY_LIMIT:
@@ -136,12 +137,32 @@ def folder_gone(task: Task) -> list[str]:
 
 
 def mcp_notice() -> list[str]:
-    """Without ``uvx`` the ``pm`` MCP server cannot start, and the failure shows only in
-    ``/mcp``. Say so once per session (the commands work without the server)."""
+    """When the ``pm`` MCP server cannot answer (no ``uvx`` to start it, or
+    ``pm_health`` finds it stopped, hung or never started), the tools are gone and the
+    failure shows only in ``/mcp``: give Claude the fallback, and the human the reason
+    and the way out once per session and outage (the commands work without the server)."""
     import shutil
 
-    if shutil.which("uvx"):
+    if not shutil.which("uvx"):
+        return _notice_once(
+            {"missing": "uvx"},
+            "NOTE FOR THE USER: `uvx` (from uv, https://docs.astral.sh/uv/) is not on PATH, so"
+            " MissionCache's MCP tools (mcp__plugin_missioncache_pm__*) cannot start. The"
+            " /missioncache commands still work; install uv and restart Claude Code to get the"
+            " tools.",
+        )
+    from missioncache_state import pm_health
+
+    found = pm_health.health()
+    if not found.down:
         return []
+    sid = _session_from_env()
+    if sid is None or pm_health.first_telling(sid, found):
+        return [f"NOTE FOR THE USER: {pm_health.what_to_do(found)}", _fallback_line()]
+    return [_fallback_line()]
+
+
+def _notice_once(record: dict, note: str) -> list[str]:
     from missioncache_state.statefile import load_state, save_state
 
     sid = _session_from_env()
@@ -149,26 +170,16 @@ def mcp_notice() -> list[str]:
         return [_fallback_line()]
     if sid:
         try:
-            save_state(MCP_NOTICE_STATE, {"missing": "uvx"}, sid)
+            save_state(MCP_NOTICE_STATE, record, sid)
         except OSError:
             pass  # a read-only Claude dir: the notice may repeat
-    return [
-        "NOTE FOR THE USER: `uvx` (from uv, https://docs.astral.sh/uv/) is not on PATH, so"
-        " MissionCache's MCP tools (mcp__plugin_missioncache_pm__*) cannot start. The"
-        " /missioncache commands still work; install uv and restart Claude Code to get the"
-        " tools.",
-        _fallback_line(),
-    ]
+    return [note, _fallback_line()]
 
 
 def _fallback_line() -> str:
-    script = os.path.abspath(__file__)
-    return (
-        "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
-        f' `python3 "{script}" apply` with options for the same arguments: --context-file'
-        " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
-        " --done N (once per item), --new-task TEXT (once per item)."
-    )
+    from missioncache_hookio.guide import fallback_line
+
+    return fallback_line(os.path.abspath(__file__))
 
 
 def cmd_load(words: list[str]) -> list[str]:
@@ -216,7 +227,12 @@ def cmd_save(words: list[str]) -> list[str]:
         if db.task_folder_missing(task):
             return folder_gone(task)
         facts = taskinfo.task_lines(db, task)  # folds pending heartbeats into sessions first
-    out = [f"MISSIONCACHE: saving task {task.name}.", *facts, "", *mcp_notice()]
+    notice = mcp_notice()
+    if not notice:  # the server looked fine; Claude may still find its tools gone
+        notice = [
+            f'Helper, should the tools be unavailable: `python3 "{os.path.abspath(__file__)}"`'
+        ]
+    out = [f"MISSIONCACHE: saving task {task.name}.", *facts, "", *notice]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
     return out
