@@ -29,7 +29,9 @@ CONTEXT_BUDGET = 9000  # characters for all of additionalContext; Claude Code's 
 PRIORITY_BANNER = 100
 PRIORITY_NOTE = 90
 PRIORITY_DIGEST = 60
+PRIORITY_SHARED = 55  # a fork's parent layer: after the fork's own digest, before the summary
 PRIORITY_SUMMARY = 50
+SHARED_LIMIT = 3000
 MAX_NAMED = 5
 BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.json
 
@@ -42,7 +44,9 @@ def remove_legacy_rules() -> None:
     remove()
 
 
-def banner(task, invested: str, session_id, source, compactions: str = "") -> str:
+def banner(
+    task, invested: str, session_id, source, compactions: str = "", family: list = ()
+) -> str:
     from missioncache_hookio.guide import task_instructions
 
     lines = [
@@ -51,6 +55,7 @@ def banner(task, invested: str, session_id, source, compactions: str = "") -> st
         f"- **Task:** {task.name} (id {task.id})",
         f"- **Status:** {task.status}",
         f"- **Time invested:** {invested}",
+        *family,
     ]
     if task.jira_key:
         lines.append(f"- **JIRA:** {task.jira_key}")
@@ -122,7 +127,60 @@ def summary_part(latest) -> str:
     )
 
 
-def context_parts(task, invested: str, ident, source) -> list:
+def family_lines(task, parent, forks) -> list:
+    """The banner's lines about forks: a fork names its parent and where the shared layer
+    is; a parent names its open forks (their time counts in its total)."""
+    if parent is not None:
+        return [
+            f"- **Fork of:** {parent.key} (id {parent.id}, {parent.status}); its context is"
+            f" the shared layer of all its forks: {parent.context_path}",
+        ]
+    if forks:
+        names = ", ".join(fork.key for fork in forks[:MAX_NAMED])
+        more = f", +{len(forks) - MAX_NAMED} more" if len(forks) > MAX_NAMED else ""
+        return [f"- **Open forks:** {names}{more} (their time counts in this total)"]
+    return []
+
+
+def shared_layer(parent) -> str:
+    """The parent's context as the fork reads it: the file's head (decisions, next steps,
+    newest entries first), cut at a line end within ``SHARED_LIMIT``."""
+    from missioncache_context import read_head
+
+    try:
+        text = read_head(parent.context_path)
+    except (OSError, ValueError):
+        return ""
+    text = text.strip()
+    if not text:
+        return ""
+    if len(text) > SHARED_LIMIT:
+        cut = text.rfind("\n", 0, SHARED_LIMIT)
+        text = text[: cut if cut > SHARED_LIMIT // 2 else SHARED_LIMIT].rstrip()
+        text += "\n[... truncated; the whole file is at the path above]"
+    return (
+        f"### Shared layer: parent task {parent.key} (from {os.path.basename(parent.context_path)})"
+        "\n\nWhat holds for every fork of this task. Write a decision that holds for all forks"
+        " here (`/missioncache:save` says how); this fork's own progress goes in its own file."
+        f"\n\n{text}"
+    )
+
+
+def fork_parts(task, parent) -> list:
+    """A fork always gets both digests: its own, then its parent's shared layer."""
+    from missioncache_hookio.budget import Part
+
+    parts = [Part("context digest", context_digest(task), PRIORITY_DIGEST)]
+    if not os.path.isdir(parent.directory_path):
+        from missioncache_db.tasks import folder_gone
+
+        gone = folder_gone(parent)
+        note = f"Note: the shared layer cannot be read: the parent {parent.key}'s {gone}."
+        return [*parts, Part("parent note", note, PRIORITY_NOTE)]
+    return [*parts, Part("shared layer", shared_layer(parent), PRIORITY_SHARED)]
+
+
+def context_parts(task, invested: str, ident, source, parent=None, forks=()) -> list:
     """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
     from missioncache_db import compaction_records
     from missioncache_hookio.budget import Part
@@ -135,9 +193,12 @@ def context_parts(task, invested: str, ident, source) -> list:
             with_text = item if item.summary else None
             break
     count = compactions_line(total, latest)
-    text = banner(task, invested, ident.session_id, source, count)
+    family = family_lines(task, parent, forks)
+    text = banner(task, invested, ident.session_id, source, count, family)
     parts = [Part("banner", text, PRIORITY_BANNER)]
-    if source in DIGEST_SOURCES:
+    if parent is not None:
+        parts += fork_parts(task, parent)
+    elif source in DIGEST_SOURCES:
         parts.append(Part("context digest", context_digest(task), PRIORITY_DIGEST))
     if (source or "startup") in SUMMARY_SOURCES:
         parts.append(Part("compaction summary", summary_part(with_text), PRIORITY_SUMMARY))
@@ -186,11 +247,16 @@ def report(task, db, ident, source) -> None:
     # Total, Claude's and yours (docs/time.md); the summary it keeps spares the next
     # start re-reading the whole history (missioncache_db.summary).
     split = db.time_split(task.id, keep_summary=True)
-    parts = context_parts(task, format_split(split), ident, source)
+    parent = db.parent_of(task)
+    forks = db.forks_of(task.id, open_only=True) if parent is None else []
+    parts = context_parts(task, format_split(split), ident, source, parent, forks)
+    fork_of = f"fork of {parent.key}; " if parent is not None else ""
     message = (
-        f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
+        f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
         f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
     )
+    if parent is not None:
+        mark_shared_seen(ident.session_id, parent)
     set_aside = set_aside_note()
     if set_aside:
         message += f"; {set_aside}"
@@ -269,6 +335,21 @@ def track(db, ident, source) -> None:
 
             breadcrumb(f"session binding not saved: {error}")
     report(task, db, ident, source)
+
+
+def mark_shared_seen(session_id, parent) -> None:
+    """This session has just read its parent's context (the shared layer): the status
+    line's ``parent updated`` note counts from here (missioncache_state.shared_seen)."""
+    if not session_id:
+        return
+    from missioncache_state.shared_seen import stamp
+
+    try:
+        stamp(session_id, parent.id, parent.key, parent.context_path)
+    except OSError as error:  # a read-only Claude dir costs the note only
+        from missioncache_hookio.output import breadcrumb
+
+        breadcrumb(f"shared-seen marker not saved: {error}")
 
 
 def launcher_command() -> str:

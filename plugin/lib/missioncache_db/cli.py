@@ -57,11 +57,30 @@ def cmd_list(args: argparse.Namespace) -> int:
         found = db.list_tasks(args.status)
     if not found:
         print("no tasks")
+    # Forks under their parent (docs/forks.md); a fork whose parent is not listed (another
+    # status was asked for) stands alone, marked with the parent it belongs to.
+    shown = {task.id for task in found}
+    forks: dict = {}
     for task in found:
-        name = task.full_path[len("active/") :]
-        extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
-        print(f"{task.id:>4}  {task.status:<9}  {name}  {extra}".rstrip())
+        if task.fork_of in shown:
+            forks.setdefault(task.fork_of, []).append(task)
+    for task in found:
+        if task.fork_of in shown:
+            continue
+        print(_list_line(task, ""))
+        for fork in forks.get(task.id, []):
+            print(_list_line(fork, "  └ fork "))
     return 0
+
+
+def _list_line(task: object, lead: str) -> str:
+    from missioncache_db.model import Task
+
+    assert isinstance(task, Task)
+    extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
+    if task.fork_of is not None and not lead:
+        extra = f"(fork of task {task.fork_of})  {extra}"
+    return f"{task.id:>4}  {task.status:<9}  {lead}{task.key}  {extra}".rstrip()
 
 
 def cmd_time(args: argparse.Namespace) -> int:
@@ -72,7 +91,12 @@ def cmd_time(args: argparse.Namespace) -> int:
         except sqlite3.OperationalError:
             pass
         split = db.time_split(task.id, args.period)
-    print(f"{task.name}: {format_split(split)}, {PERIOD_LABELS[args.period]}")
+        forks = [(fork.name, db.time_split(fork.id, args.period)) for fork in db.forks_of(task.id)]
+    label = PERIOD_LABELS[args.period]
+    with_forks = " with its forks (overlap counted once)" if forks else ""
+    print(f"{task.name}: {format_split(split)}, {label}{with_forks}")
+    for name, fork_split in forks:
+        print(f"  fork {name}: {format_split(fork_split)}")
     return 0
 
 
@@ -211,8 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_db import cli_report, cli_statusline
+    from missioncache_db import cli_forks, cli_report, cli_statusline
 
+    cli_forks.register(add)
     cli_report.register(add)
     cli_statusline.register(add)
     return parser

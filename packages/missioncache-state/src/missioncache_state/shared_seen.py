@@ -1,0 +1,84 @@
+"""The shared-seen marker: which version of its parent's context a fork session last read.
+
+``<state>/shared-seen/<session id>.json`` holds the parent context file's modification
+time (nanoseconds) when this session last read it: at SessionStart, ``/missioncache:load``,
+a ``/missioncache:save`` that wrote the parent, and the MCP ``get_context_digest`` tool.
+When the file is newer than the mark, another fork saved a decision to the shared layer
+that this session has not read: the status line says ``● parent updated HH:MM`` and the
+next ``/missioncache:load`` shows the change (docs/forks.md). A session with no mark never
+read the parent, so nothing can have changed "since"; it shows no note.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from missioncache_state.statefile import load_state, save_state, state_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+KIND = "shared-seen"
+
+
+def mtime_ns(path: Any) -> int | None:
+    version = file_version(path)
+    return version[0] if version else None
+
+
+def file_version(path: Any) -> tuple[int, int] | None:
+    """``(mtime_ns, size)``: the size too, because a file system's clock may be coarser
+    than two writes in a row (a save right after a read keeps the mtime, never the size)."""
+    try:
+        info = os.stat(path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def marker_path(session_id: Any) -> str | None:
+    return state_path(KIND, session_id)
+
+
+def stamp(session_id: Any, parent_id: int, parent_name: str, context_path: str) -> bool:
+    """Record that this session has now read the parent's context as it is on disk.
+    False when there is no valid session id or the file cannot be read (nothing read)."""
+    version = file_version(context_path)
+    if version is None:
+        return False
+    record = {
+        "parentTaskId": parent_id,
+        "parent": parent_name,
+        "context": context_path,
+        "mtimeNs": version[0],
+        "size": version[1],
+        "stamped": time.time(),
+    }
+    return save_state(KIND, record, session_id)
+
+
+def read_mark(session_id: Any) -> dict | None:
+    """The session's mark, checked field by field (a damaged file is no mark)."""
+    mark = load_state(KIND, session_id) if marker_path(session_id) else None
+    if mark is None:
+        return None
+    seen, context = mark.get("mtimeNs"), mark.get("context")
+    if isinstance(seen, bool) or not isinstance(seen, int) or not isinstance(context, str):
+        return None
+    return mark
+
+
+def changed_since_mark(session_id: Any, context_path: str) -> int | None:
+    """The parent context's mtime (ns) when it changed after this session's mark of that
+    same file; None when unchanged, never marked, or unreadable."""
+    mark = read_mark(session_id)
+    if mark is None or mark["context"] != context_path:
+        return None
+    version = file_version(context_path)
+    if version is None or version[0] < mark["mtimeNs"]:
+        return None
+    if version[0] == mark["mtimeNs"] and version[1] == mark.get("size", version[1]):
+        return None
+    return version[0]
