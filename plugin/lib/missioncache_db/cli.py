@@ -55,6 +55,7 @@ def cmd_create_task(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         found = db.list_tasks(args.status)
+        keys = {task.id: task.key for task in db.list_tasks()} if args.status else {}
     if not found:
         print("no tasks")
     # Forks under their parent (docs/forks.md); a fork whose parent is not listed (another
@@ -67,19 +68,19 @@ def cmd_list(args: argparse.Namespace) -> int:
     for task in found:
         if task.fork_of in shown:
             continue
-        print(_list_line(task, ""))
+        print(_list_line(task, "", keys))
         for fork in forks.get(task.id, []):
-            print(_list_line(fork, "  └ fork "))
+            print(_list_line(fork, "  └ fork ", keys))
     return 0
 
 
-def _list_line(task: object, lead: str) -> str:
+def _list_line(task: object, lead: str, keys: dict) -> str:
     from missioncache_db.model import Task
 
     assert isinstance(task, Task)
     extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
     if task.fork_of is not None and not lead:
-        extra = f"(fork of task {task.fork_of})  {extra}"
+        extra = f"(fork of {keys.get(task.fork_of, task.fork_of)})  {extra}"
     return f"{task.id:>4}  {task.status:<9}  {lead}{task.key}  {extra}".rstrip()
 
 

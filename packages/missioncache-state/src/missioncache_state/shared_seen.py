@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 KIND = "shared-seen"
+COPY_LIMIT = 256 * 1024  # of the parent's text kept beside the mark, to show what changed
+COPY_SUFFIX = ".seen.md"
 
 
 def mtime_ns(path: Any) -> int | None:
@@ -42,11 +44,28 @@ def marker_path(session_id: Any) -> str | None:
     return state_path(KIND, session_id)
 
 
+def copy_path(session_id: Any) -> str | None:
+    """The parent's text as this session last read it (``<session id>.seen.md``)."""
+    path = marker_path(session_id)
+    return path[: -len(".json")] + COPY_SUFFIX if path else None
+
+
 def stamp(session_id: Any, parent_id: int, parent_name: str, context_path: str) -> bool:
-    """Record that this session has now read the parent's context as it is on disk.
-    False when there is no valid session id or the file cannot be read (nothing read)."""
+    """Record that this session has now read the parent's context as it is on disk, and
+    keep a copy of that text (``/missioncache:load`` shows what changed since). False when
+    there is no valid session id or the file cannot be read (nothing was read). The
+    version is taken before the read: a save landing in between makes the next look
+    report a change, never miss one."""
+    from missioncache_state.atomic import atomic_write_bytes
+
     version = file_version(context_path)
-    if version is None:
+    copy = copy_path(session_id)
+    if version is None or copy is None:
+        return False
+    try:
+        with open(context_path, "rb") as handle:
+            atomic_write_bytes(copy, handle.read(COPY_LIMIT), durable=False)
+    except OSError:
         return False
     record = {
         "parentTaskId": parent_id,
@@ -57,6 +76,18 @@ def stamp(session_id: Any, parent_id: int, parent_name: str, context_path: str) 
         "stamped": time.time(),
     }
     return save_state(KIND, record, session_id)
+
+
+def seen_text(session_id: Any) -> str | None:
+    """The parent's text when this session last read it (None without a copy)."""
+    path = copy_path(session_id)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(COPY_LIMIT).decode("utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def read_mark(session_id: Any) -> dict | None:
