@@ -32,7 +32,18 @@ def forked(mc_plugin, mc_env, tmp_path):
     main, wa, wb = work / "main", work / "wa", work / "wb"
     main.mkdir(parents=True)
     git("init", "-q", cwd=main)
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "i", cwd=main)
+    git(
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "i",
+        cwd=main,
+    )
     git("worktree", "add", "-q", str(wa), cwd=main)
     git("worktree", "add", "-q", str(wb), cwd=main)
     cli(mc_plugin, mc_env, "create-task", "par", "--repo", str(main))
@@ -93,9 +104,7 @@ def add_to_parent(mc_env, line: str) -> None:
     path.write_text(path.read_text() + f"\n{line}\n")
 
 
-def test_session_start_in_a_fork_carries_its_digest_then_the_parents_layer(
-    mc_hook, mc_env, forked
-):
+def test_session_start_in_a_fork_carries_its_digest_then_the_parents_layer(mc_hook, mc_env, forked):
     _, wa, _ = forked
     add_to_parent(mc_env, "- SHARED-DECISION: every service speaks JSON:API")
     out = start(mc_hook, "s-a", wa)
