@@ -67,7 +67,7 @@ def test_fork_command_refuses_hostile_names_and_needs_a_task(world):
 
 
 def test_save_in_a_fork_says_where_shared_decisions_go(world):
-    _, fork = parent_and_fork(world)
+    _, _fork = parent_and_fork(world)
     run_slash(world, "load", "shop-api")
     out = run_slash(world, "save")
     assert "THIS TASK IS A FORK of shop" in out and "shared_decision" in out
@@ -118,7 +118,7 @@ def test_a_shared_decision_needs_a_fork(world):
 
 
 def test_fork_done_from_the_fork_session_records_the_outcome(world):
-    parent, fork = parent_and_fork(world)
+    parent, _fork = parent_and_fork(world)
     run_slash(world, "load", "shop-api")
     out = run_slash(world, "fork-done", "the API is live")
     assert out.startswith("MISSIONCACHE: fork shop-api is finished (completed)")
@@ -139,7 +139,7 @@ def test_fork_done_without_an_outcome_takes_the_forks_newest_entry(world):
 
 
 def test_get_context_digest_reads_a_task_and_restamps_a_fork_reading_its_parent(world):
-    parent, fork = parent_and_fork(world)
+    parent, _fork = parent_and_fork(world)
     run_slash(world, "load", "shop-api")
     first = marker(world)
     with parent.context_file.open("a") as handle:
