@@ -166,11 +166,39 @@ def shared_layer(parent) -> str:
     )
 
 
-def fork_parts(task, parent) -> list:
-    """A fork always gets both digests: its own, then its parent's shared layer."""
+def unseen_change(session_id, parent, source):
+    """When a *resumed* fork session's parent changed after its mark: the epoch of the
+    change, else None. A resumed conversation still holds the shared layer as it read it
+    then; it is told that it changed and pointed to ``/missioncache:load`` (which shows
+    the change and restamps), and the mark stays, so the status line keeps its note."""
+    if source != "resume" or not session_id:
+        return None
+    from missioncache_state.shared_seen import changed_since_mark
+
+    changed = changed_since_mark(session_id, parent.context_path)
+    return changed / 1e9 if changed is not None else None
+
+
+def parent_updated_note(parent, epoch: float) -> str:
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+    return (
+        f"PARENT UPDATED: the shared layer (the context of the parent task {parent.key})"
+        f" changed at {when}, after this session last read it: another fork saved to it."
+        " Tell the user, and run `/missioncache:load` to see the change before relying on"
+        " the shared decisions this conversation already holds."
+    )
+
+
+def fork_parts(task, parent, unseen=None) -> list:
+    """A fork always gets both digests: its own, then its parent's shared layer (or, in a
+    resumed session whose parent changed meanwhile, the note that it did)."""
     from missioncache_hookio.budget import Part
 
     parts = [Part("context digest", context_digest(task), PRIORITY_DIGEST)]
+    if unseen is not None:
+        return [*parts, Part("parent note", parent_updated_note(parent, unseen), PRIORITY_NOTE)]
     if not os.path.isdir(parent.directory_path):
         from missioncache_db.tasks import folder_gone
 
@@ -180,7 +208,7 @@ def fork_parts(task, parent) -> list:
     return [*parts, Part("shared layer", shared_layer(parent), PRIORITY_SHARED)]
 
 
-def context_parts(task, invested: str, ident, source, parent=None, forks=()) -> list:
+def context_parts(task, invested: str, ident, source, parent=None, forks=(), unseen=None) -> list:
     """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
     from missioncache_db import compaction_records
     from missioncache_hookio.budget import Part
@@ -197,7 +225,7 @@ def context_parts(task, invested: str, ident, source, parent=None, forks=()) -> 
     text = banner(task, invested, ident.session_id, source, count, family)
     parts = [Part("banner", text, PRIORITY_BANNER)]
     if parent is not None:
-        parts += fork_parts(task, parent)
+        parts += fork_parts(task, parent, unseen)
     elif source in DIGEST_SOURCES:
         parts.append(Part("context digest", context_digest(task), PRIORITY_DIGEST))
     if (source or "startup") in SUMMARY_SOURCES:
@@ -249,13 +277,16 @@ def report(task, db, ident, source) -> None:
     split = db.time_split(task.id, keep_summary=True)
     parent = db.parent_of(task)
     forks = db.forks_of(task.id, open_only=True) if parent is None else []
-    parts = context_parts(task, format_split(split), ident, source, parent, forks)
+    unseen = unseen_change(ident.session_id, parent, source) if parent is not None else None
+    parts = context_parts(task, format_split(split), ident, source, parent, forks, unseen)
     fork_of = f"fork of {parent.key}; " if parent is not None else ""
     message = (
         f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
         f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
     )
-    if parent is not None:
+    if unseen is not None:
+        message += f"; the shared layer of {parent.key} changed since this session read it"
+    elif parent is not None:
         mark_shared_seen(ident.session_id, parent)
     set_aside = set_aside_note()
     if set_aside:

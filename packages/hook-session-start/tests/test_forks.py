@@ -223,3 +223,25 @@ def test_fork_done_records_the_outcome_in_the_parent_and_closes_the_fork(
     assert start(mc_hook, "s-new", wa)["systemMessage"].startswith("MissionCache: tracking par ")
     again = cli(mc_plugin, mc_env, "fork-done", "fa", ok=False)
     assert again.returncode == 1 and "already completed" in again.stderr
+
+
+def test_a_resumed_fork_session_is_told_the_parent_changed_and_keeps_its_mark(
+    mc_hook, mc_plugin, mc_env, forked
+):
+    """A resumed conversation still holds the shared layer as it read it: SessionStart says
+    it changed (and where to see how); the mark stays until /missioncache:load."""
+    _, wa, _ = forked
+    start(mc_hook, "s-a", wa)
+    marker = mc_env.claude_dir / "hooks" / "state" / "shared-seen" / "s-a.json"
+    before = marker.read_text()
+    add_to_parent(mc_env, "- NEW-SHARED: use UTC everywhere")
+    out = start(mc_hook, "s-a", wa, source="resume")
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert "PARENT UPDATED: the shared layer (the context of the parent task par)" in context
+    assert "/missioncache:load" in context and "NEW-SHARED" not in context
+    assert "changed since this session read it" in out["systemMessage"]
+    assert marker.read_text() == before
+    assert "● parent updated" in status(mc_plugin, mc_env, "s-a", wa)
+    # A new session (startup) reads the layer as it is now.
+    fresh = start(mc_hook, "s-new", wa)["hookSpecificOutput"]["additionalContext"]
+    assert "NEW-SHARED: use UTC everywhere" in fresh and "PARENT UPDATED" not in fresh
