@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 
+from missioncache_state.ids import session_id_or_none
 from missioncache_state.statefile import load_state, save_state, state_path
 
 TYPE_CHECKING = False
@@ -41,7 +42,10 @@ def file_version(path: Any) -> tuple[int, int] | None:
 
 
 def marker_path(session_id: Any) -> str | None:
-    return state_path(KIND, session_id)
+    """The session's marker; None without a valid session id (never a shared file: the
+    mark belongs to one session)."""
+    sid = session_id_or_none(session_id)
+    return state_path(KIND, sid) if sid is not None else None
 
 
 def copy_path(session_id: Any) -> str | None:
@@ -58,9 +62,10 @@ def stamp(session_id: Any, parent_id: int, parent_name: str, context_path: str) 
     report a change, never miss one."""
     from missioncache_state.atomic import atomic_write_bytes
 
+    sid = session_id_or_none(session_id)
     version = file_version(context_path)
-    copy = copy_path(session_id)
-    if version is None or copy is None:
+    copy = copy_path(sid)
+    if sid is None or version is None or copy is None:
         return False
     try:
         with open(context_path, "rb") as handle:
@@ -75,7 +80,7 @@ def stamp(session_id: Any, parent_id: int, parent_name: str, context_path: str) 
         "size": version[1],
         "stamped": time.time(),
     }
-    return save_state(KIND, record, session_id)
+    return save_state(KIND, record, sid)
 
 
 def seen_text(session_id: Any) -> str | None:
