@@ -159,7 +159,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
     _add_rounding(days, found)
-    row.last_activity = last_activity(db, task)
+    row.last_activity = last_activity(db, task, family)
     row.compactions = compactions(task, since)
     row.done, row.total_items = progress(task)
     return row, days
@@ -179,10 +179,12 @@ def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
         day.seconds = day.claude + day.you
 
 
-def last_activity(db: TaskDB, task: Task) -> str | None:
-    """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period), else
-    its ``last_worked_on`` stamp."""
-    row = db.conn.execute("SELECT MAX(epoch) FROM heartbeats WHERE task_id = ?", (task.id,))
+def last_activity(db: TaskDB, task: Task, family: list | None = None) -> str | None:
+    """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period; a
+    parent's forks' prompts count too), else its ``last_worked_on`` stamp."""
+    ids = family or [task.id]
+    marks = ",".join("?" * len(ids))
+    row = db.conn.execute(f"SELECT MAX(epoch) FROM heartbeats WHERE task_id IN ({marks})", ids)
     newest = row.fetchone()[0]
     if newest is not None:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
