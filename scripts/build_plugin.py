@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
-# Libraries the hooks import at run time, bundled as plugin/lib/<module>/.
+# Libraries the hooks and the command line (bin/missioncache, cli/command.py) import at run
+# time, bundled as plugin/lib/<module>/.
 LIBRARIES = {
     "missioncache-state": "missioncache_state",
     "missioncache-db": "missioncache_db",
@@ -33,14 +34,15 @@ LIBRARIES = {
     "missioncache-hookio": "missioncache_hookio",
     "missioncache-statusline": "missioncache_statusline",
     "missioncache-report": "missioncache_report",
+    "missioncache-cli": "missioncache_cli",
 }
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
 # run from the user's settings.json (through the launcher `statusline install` writes);
-# command.py is the command line for slash commands.
+# cli/command.py is the command line for slash commands.
 SCRIPTS = [
     ("missioncache-statusline", "statusline.py", "statusline/statusline.py"),
-    ("missioncache-statusline", "command.py", "statusline/command.py"),
+    ("missioncache-cli", "command.py", "cli/command.py"),
 ]
 
 # The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"

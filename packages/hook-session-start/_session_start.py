@@ -19,6 +19,16 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from missioncache_db import Task, TaskDB
+    from missioncache_db.compactions import Compaction
+    from missioncache_hookio.budget import Part
+    from missioncache_hookio.payload import Identity
+    from missioncache_state.ids import SessionId
+
 BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
@@ -45,7 +55,12 @@ def remove_legacy_rules() -> None:
 
 
 def banner(
-    task, invested: str, session_id, source, compactions: str = "", family: list = ()
+    task: Task,
+    invested: str,
+    session_id: SessionId | None,
+    source: str | None,
+    compactions: str = "",
+    family: Sequence[str] = (),
 ) -> str:
     from missioncache_hookio.guide import task_instructions
 
@@ -74,7 +89,7 @@ def banner(
     return "\n".join(lines)
 
 
-def context_digest(task) -> str:
+def context_digest(task: Task) -> str:
     from missioncache_context import digest, read_head
 
     try:  # the head only (newest entries are on top): a 50 MB file costs what it shows
@@ -86,7 +101,7 @@ def context_digest(task) -> str:
     return f"### Where the work stands (from {os.path.basename(task.context_path)})\n\n{text}"
 
 
-def candidates_hint(tasks) -> str:
+def candidates_hint(tasks: list[Task]) -> str:
     names = ", ".join(task.name for task in tasks[:MAX_NAMED])
     more = f", +{len(tasks) - MAX_NAMED} more" if len(tasks) > MAX_NAMED else ""
     return (
@@ -96,7 +111,7 @@ def candidates_hint(tasks) -> str:
     )
 
 
-def pending_error():
+def pending_error() -> tuple[str, str] | None:
     """The last pre-compaction failure as (human line, context note), cleared once read."""
     from missioncache_state.precompact_failure import headline, take_failure
 
@@ -107,14 +122,14 @@ def pending_error():
     return f"{line}. {todo}", f"Note: {line}. {todo}"
 
 
-def compactions_line(count: int, latest) -> str:
+def compactions_line(count: int, latest: Compaction | None) -> str:
     """``3 (newest 2026-12-01 14:02, manual)``; empty when the task never compacted."""
     if not count:
         return ""
     return f"{count} (newest {latest.when}, {latest.trigger})" if latest else str(count)
 
 
-def summary_part(latest) -> str:
+def summary_part(latest: Compaction | None) -> str:
     """The newest stored compaction summary, labelled with its date: it may be older than
     the context file, and Claude should know how old what it reads is."""
     if latest is None or not latest.summary:
@@ -127,7 +142,7 @@ def summary_part(latest) -> str:
     )
 
 
-def family_lines(task, parent, forks) -> list:
+def family_lines(task: Task, parent: Task | None, forks: Sequence[Task]) -> list[str]:
     """The banner's lines about forks: a fork names its parent and where the shared layer
     is; a parent names its open forks (their time counts in its total)."""
     if parent is not None:
@@ -142,7 +157,7 @@ def family_lines(task, parent, forks) -> list:
     return []
 
 
-def shared_layer(parent) -> str:
+def shared_layer(parent: Task) -> str:
     """The parent's context as the fork reads it: the file's head (decisions, next steps,
     newest entries first), cut at a line end within ``SHARED_LIMIT``."""
     from missioncache_context import read_head
@@ -158,15 +173,16 @@ def shared_layer(parent) -> str:
         cut = text.rfind("\n", 0, SHARED_LIMIT)
         text = text[: cut if cut > SHARED_LIMIT // 2 else SHARED_LIMIT].rstrip()
         text += "\n[... truncated; the whole file is at the path above]"
+    name = os.path.basename(parent.context_path)
     return (
-        f"### Shared layer: parent task {parent.key} (from {os.path.basename(parent.context_path)})"
+        f"### Shared layer: parent task {parent.key} (from {name})"
         "\n\nWhat holds for every fork of this task. Write a decision that holds for all forks"
         " here (`/missioncache:save` says how); this fork's own progress goes in its own file."
         f"\n\n{text}"
     )
 
 
-def unseen_change(session_id, parent, source):
+def unseen_change(session_id: SessionId | None, parent: Task, source: str | None) -> float | None:
     """When a *resumed* fork session's parent changed after its mark: the epoch of the
     change, else None. A resumed conversation still holds the shared layer as it read it
     then; it is told that it changed and pointed to ``/missioncache:load`` (which shows
@@ -179,7 +195,7 @@ def unseen_change(session_id, parent, source):
     return changed / 1e9 if changed is not None else None
 
 
-def parent_updated_note(parent, epoch: float) -> str:
+def parent_updated_note(parent: Task, epoch: float) -> str:
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
@@ -191,7 +207,7 @@ def parent_updated_note(parent, epoch: float) -> str:
     )
 
 
-def fork_parts(task, parent, unseen=None) -> list:
+def fork_parts(task: Task, parent: Task, unseen: float | None = None) -> list[Part]:
     """A fork always gets both digests: its own, then its parent's shared layer (or, in a
     resumed session whose parent changed meanwhile, the note that it did)."""
     from missioncache_hookio.budget import Part
@@ -208,7 +224,15 @@ def fork_parts(task, parent, unseen=None) -> list:
     return [*parts, Part("shared layer", shared_layer(parent), PRIORITY_SHARED)]
 
 
-def context_parts(task, invested: str, ident, source, parent=None, forks=(), unseen=None) -> list:
+def context_parts(
+    task: Task,
+    invested: str,
+    ident: Identity,
+    source: str | None,
+    parent: Task | None = None,
+    forks: Sequence[Task] = (),
+    unseen: float | None = None,
+) -> list[Part]:
     """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
     from missioncache_db import compaction_records
     from missioncache_hookio.budget import Part
@@ -233,7 +257,7 @@ def context_parts(task, invested: str, ident, source, parent=None, forks=(), uns
     return parts
 
 
-def folder_gone_note(task) -> str:
+def folder_gone_note(task: Task) -> str:
     """A task whose folder was deleted or moved must not look fine ("tracking ..."):
     say so, with the ways out, to the human and to Claude."""
     if os.path.isdir(task.directory_path):
@@ -263,7 +287,7 @@ def set_aside_note() -> str:
     )
 
 
-def report(task, db, ident, source) -> None:
+def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     from missioncache_db import format_duration, format_split
     from missioncache_hookio.budget import Part, fit
     from missioncache_hookio.output import emit_json, hook_json
@@ -284,7 +308,7 @@ def report(task, db, ident, source) -> None:
         f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
         f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
     )
-    if unseen is not None:
+    if parent is not None and unseen is not None:
         message += f"; the shared layer of {parent.key} changed since this session read it"
     elif parent is not None:
         mark_shared_seen(ident.session_id, parent)
@@ -346,7 +370,7 @@ def main() -> None:
         warn_broken_database(plain_reason(error), ident.session_id)
 
 
-def track(db, ident, source) -> None:
+def track(db: TaskDB, ident: Identity, source: str | None) -> None:
     """Resolve this session's task, bind the session to it and report it."""
     from missioncache_state.bindings import write_session_binding
 
@@ -368,7 +392,7 @@ def track(db, ident, source) -> None:
     report(task, db, ident, source)
 
 
-def mark_shared_seen(session_id, parent) -> None:
+def mark_shared_seen(session_id: SessionId | None, parent: Task) -> None:
     """This session has just read its parent's context (the shared layer): the status
     line's ``parent updated`` note counts from here (missioncache_state.shared_seen)."""
     if not session_id:
@@ -390,7 +414,7 @@ def launcher_command() -> str:
     return command(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
-def warn_broken_database(reason: str, session_id) -> None:
+def warn_broken_database(reason: str, session_id: SessionId | None) -> None:
     """Tell the human, once per session, that tasks.db is unusable and how to diagnose it:
     otherwise the banner, status line, reminders and snapshots just vanish without a word.
     Heartbeats wait in the spool meanwhile (``heartbeat-auto``), so no time is lost."""

@@ -17,7 +17,7 @@ from missioncache_db.schema import is_busy, write_transaction
 from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text, to_epoch
 from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES, TURN_END
-from missioncache_state.ids import session_id_or_none
+from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_db.timefmt import When
+    from missioncache_state.ids import PromptId, SessionId
 
 OPPORTUNISTIC_FILES = 32  # a heartbeat writer ingests a little spool, never a lot
 _BATCH = 1000
@@ -45,23 +46,24 @@ KINDS = ("prompt", "synthetic")
 
 def new_record(
     task_id: int | None,
-    session_id: Any,
+    session_id: SessionId | None,
     context: Any = None,
     when: When = None,
-    prompt_id: Any = None,
+    prompt_id: PromptId | None = None,
     kind: str = "prompt",
 ) -> dict:
-    """A heartbeat as it is stored or spooled. An invalid session or prompt id is kept
-    as None; ``kind`` is ``prompt`` (the human's) or ``synthetic`` (Claude Code's own)."""
+    """A heartbeat as it is stored or spooled; ``kind`` is ``prompt`` (the human's) or
+    ``synthetic`` (Claude Code's own). The ids come parsed (``SessionId``, ``PromptId``):
+    they are not checked again here, only when the record is read back from the spool."""
     epoch = to_epoch(when)
     return {
         "uid": os.urandom(16).hex(),
         "task_id": task_id,
         "epoch": epoch,
         "timestamp": local_text(epoch),
-        "session_id": session_id_or_none(session_id),
+        "session_id": session_id,
         "context": context,
-        "prompt_id": session_id_or_none(prompt_id),
+        "prompt_id": prompt_id,
         "kind": kind if kind in KINDS else "prompt",
     }
 
@@ -114,7 +116,7 @@ def _spooled_cwd(raw: dict) -> str | None:
 
 
 def _valid_turn_end(raw: dict) -> dict | None:
-    prompt_id, background = session_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
+    prompt_id, background = prompt_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
     if prompt_id is None or not _is_int(background) or raw.get("outcome") not in OUTCOMES:
         return None
     return {
@@ -129,7 +131,8 @@ def _valid_turn_end(raw: dict) -> dict | None:
 
 
 def valid_record(raw: dict) -> dict | None:
-    """A spooled line checked field by field; None for anything not written by us.
+    """A spooled line checked field by field; None for anything not written by us. File
+    boundary: the ids are parsed again here, as anything read back from a file is.
     A heartbeat, or a turn end (``type`` ``turn_end``). A heartbeat spooled while tasks.db
     was broken may carry no task id, only its cwd: it is resolved at ingest
     (``_resolve_unbound``)."""
@@ -155,7 +158,7 @@ def valid_record(raw: dict) -> dict | None:
         "timestamp": text,
         "session_id": session_id_or_none(raw.get("session_id")),
         "context": raw.get("context"),
-        "prompt_id": session_id_or_none(raw.get("prompt_id")),
+        "prompt_id": prompt_id_or_none(raw.get("prompt_id")),
         "kind": kind if kind in KINDS else "prompt",
     }
 

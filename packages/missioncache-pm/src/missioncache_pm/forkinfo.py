@@ -121,10 +121,11 @@ def restamp_after_write(session_id: str | None, written: Any) -> None:
     if not session_id:
         return
     from missioncache_db import TaskDB
+    from missioncache_state.ids import session_id_or_none
 
     try:
         with TaskDB(busy_timeout=2.0) as db:
-            task = db.find_task_for_cwd(os.getcwd(), session_id)
+            task = db.find_task_for_cwd(os.getcwd(), session_id_or_none(session_id))
             parent = db.parent_of(task) if task is not None else None
     except Exception:
         return  # a busy or broken database costs the restamp only
@@ -160,10 +161,12 @@ def digest_text(name: Any, session_id: str | None) -> str:
     entries. A fork reading its parent restamps its shared-seen marker."""
     from missioncache_context import newest_recent_change, read_file, recent_changes, section
     from missioncache_pm import taskinfo
+    from missioncache_state.ids import session_id_or_none
 
+    sid = session_id_or_none(session_id)
     with taskinfo.open_db() as db:
         task = taskinfo.task_named(db, name)
-        own = db.find_task_for_cwd(os.getcwd(), session_id) if session_id else None
+        own = db.find_task_for_cwd(os.getcwd(), sid) if sid else None
         reader_parent = db.parent_of(own) if own is not None else None
         facts = parent_lines(db, task)
     try:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
+    from missioncache_state.ids import SessionId
 
 FILE_LIMIT = 20_000
 COMPACTIONS_SHOWN = 3  # the newest summaries /missioncache:load shows
@@ -96,13 +97,13 @@ def compaction_blocks(task: Task) -> list[str]:
     return out
 
 
-def _session_from_env() -> str | None:
+def _session_from_env() -> SessionId | None:
     from missioncache_state.ids import session_id_from_env
 
     return session_id_from_env()
 
 
-def _task_for_session(db: TaskDB, sid: str | None) -> Task | None:
+def _task_for_session(db: TaskDB, sid: SessionId | None) -> Task | None:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
 
@@ -481,6 +482,7 @@ def cmd_fork_done(words: list[str]) -> list[str]:
     """``/missioncache:fork-done [NAME] [OUTCOME]``: the fork's outcome into its parent's
     Recent Changes, and the fork closed (its files and time are kept). Without a name, the
     session's task; without an outcome, the fork's newest Recent Changes entry."""
+    from missioncache_context.fork_outcome import write_fork_outcome
     from missioncache_db import validate_name
     from missioncache_db.fork_done import finish_fork
     from missioncache_db.model import is_valid_name
@@ -498,7 +500,7 @@ def cmd_fork_done(words: list[str]) -> list[str]:
         if fork is None:
             return ["MISSIONCACHE: no fork named and this session is not tracking one."]
         validate_name(fork.name)
-        done, parent = finish_fork(db, fork.key, outcome.strip() or None)
+        done, parent = finish_fork(db, fork.key, outcome.strip() or None, write_fork_outcome)
     return [
         f"MISSIONCACHE: fork {done.name} is finished ({done.status}); its outcome was added to"
         f" the Recent Changes of {parent.key} ({parent.context_path}). Its files and time are"

@@ -12,7 +12,7 @@ FORMATS = ("text", "csv", "json", "html")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from missioncache_db.cli_common import CLI_BUSY_TIMEOUT, task_named
+    from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, task_named
     from missioncache_db.db import TaskDB
     from missioncache_report import collect, render
     from missioncache_state.atomic import atomic_write_bytes

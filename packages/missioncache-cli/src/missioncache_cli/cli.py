@@ -1,9 +1,10 @@
-"""``missioncache-db`` / ``python -m missioncache_db``: the task database from a shell.
+"""``missioncache`` / ``missioncache-db`` / ``python -m missioncache_cli``: the task
+database from a shell.
 
 A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
-stderr and exits 1, never a traceback. ``heartbeat-auto`` is run (detached, never waited
-for) by the UserPromptSubmit hook on every prompt: it prints nothing to stdout and exits 0,
-unless its 2-second hard wall ends it first (killed by SIGALRM).
+stderr and exits 1, never a traceback. The ``heartbeat-auto`` subcommand is here for
+people trying it by hand; the UserPromptSubmit hook runs ``python -m missioncache_db
+heartbeat-auto`` instead, which never imports this module (or argparse).
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ import sys
 from collections.abc import Sequence
 from typing import Callable
 
+from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
 from missioncache_db import heartbeat_auto
-from missioncache_db.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
 from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration, format_split
 from missioncache_db.model import STATUSES
 from missioncache_db.sessions import PERIODS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
 
 PROG = "missioncache-db"
 PERIOD_LABELS = {
@@ -104,27 +109,36 @@ def cmd_time(args: argparse.Namespace) -> int:
 def cmd_bind(args: argparse.Namespace) -> int:
     from missioncache_state.bindings import write_session_binding
 
+    sid = session_argument(args.session_id)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
     if not task.is_open:  # a binding is trusted to name an open task (missioncache_db.bound)
         raise UserError(
             f"{task.name} is {task.status}; reopen it first (`{_prog()} status {task.name} active`)"
         )
-    if not write_session_binding(args.session_id, task.name, task.id, task.full_path):
-        raise UserError(f"invalid session id {args.session_id[:80]!r}")
-    print(f"session {args.session_id} bound to {task.name} (id {task.id})")
+    write_session_binding(sid, task.name, task.id, task.full_path)
+    print(f"session {sid} bound to {task.name} (id {task.id})")
     return 0
 
 
 def cmd_unbind(args: argparse.Namespace) -> int:
     from missioncache_state.bindings import delete_session_binding
-    from missioncache_state.ids import is_valid_session_id
 
-    if not is_valid_session_id(args.session_id):
-        raise UserError(f"invalid session id {args.session_id[:80]!r}")
-    removed = delete_session_binding(args.session_id)
-    print(f"session {args.session_id} {'unbound' if removed else 'was not bound'}")
+    sid = session_argument(args.session_id)
+    removed = delete_session_binding(sid)
+    print(f"session {sid} {'unbound' if removed else 'was not bound'}")
     return 0
+
+
+def session_argument(text: str) -> SessionId:
+    """A session id typed on the command line, parsed where it enters; a one-line error
+    for one that is not an id (it would become a file name)."""
+    from missioncache_state.ids import session_id_or_none
+
+    sid = session_id_or_none(text)
+    if sid is None:
+        raise UserError(f"invalid session id {text[:80]!r}")
+    return sid
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -151,7 +165,7 @@ def _prog() -> str:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from missioncache_db import doctor
+    from missioncache_cli import doctor
 
     return doctor.run(self_command())
 
@@ -236,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_db import cli_forks, cli_report, cli_statusline
+    from missioncache_cli import cli_forks, cli_report, cli_statusline
 
     cli_forks.register(add)
     cli_report.register(add)

@@ -1,5 +1,6 @@
 """``missioncache fork PARENT NAME [--repo DIR]`` and ``missioncache fork-done NAME``
-(docs/forks.md): thin fronts for ``missioncache_db.forks`` and ``fork_done``."""
+(docs/forks.md): thin fronts for ``missioncache_db.forks`` and ``fork_done`` (the outcome
+is written by ``missioncache_context.fork_outcome``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Callable
 
 
 def cmd_fork(args: argparse.Namespace) -> int:
-    from missioncache_db.cli_common import CLI_BUSY_TIMEOUT
+    from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT
     from missioncache_db.db import TaskDB
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
@@ -19,12 +20,13 @@ def cmd_fork(args: argparse.Namespace) -> int:
 
 
 def cmd_fork_done(args: argparse.Namespace) -> int:
-    from missioncache_db.cli_common import CLI_BUSY_TIMEOUT
+    from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT
+    from missioncache_context.fork_outcome import write_fork_outcome
     from missioncache_db.db import TaskDB
     from missioncache_db.fork_done import finish_fork
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        fork, parent = finish_fork(db, args.name, args.outcome)
+        fork, parent = finish_fork(db, args.name, args.outcome, write_fork_outcome)
     print(
         f"fork {fork.name} finished: its outcome is in {parent.context_path}; the fork is"
         f" {fork.status} (its files and time are kept)"

@@ -1,4 +1,4 @@
-"""What every subcommand of the ``missioncache-db`` command line shares: the busy timeout,
+"""What every subcommand of the command line shares: the busy timeout,
 the one-line user error, finding a task by name. Its own module so the subcommand fronts
 (``cli_report``, ``cli_statusline``) need not import ``cli``, which imports them."""
 

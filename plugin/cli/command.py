@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""``missioncache-db`` for slash commands (``/missioncache:report``,
+"""``missioncache`` for slash commands (``/missioncache:report``,
 ``/missioncache:statusline``): the bundled command line, run as a file from the plugin.
 
 Claude Code aborts a whole command, showing the user only a shell error, when a ``!``
@@ -34,7 +34,7 @@ def slash_argv(argv: list) -> list:
 if __name__ == "__main__":
     sys.stderr = sys.stdout  # errors are for Claude to read, in the command's output
     try:
-        from missioncache_db.cli import main
+        from missioncache_cli.cli import main
 
         code = main(slash_argv(sys.argv[1:]))
     except SystemExit as done:  # --help

@@ -186,7 +186,7 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
         return [Finding("ok", "bindings", "no session bindings")]
     removed = 0
     for name in names:
-        sid = session_id_or_none(name[: -len(".json")])
+        sid = session_id_or_none(name[: -len(".json")])  # file boundary: a file's name
         if sid is None:
             continue  # not a name we write: not ours to remove
         binding = read_session_binding(sid)
