@@ -21,6 +21,8 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from missioncache_db import Task, TaskDB
     from missioncache_db.compactions import Compaction
     from missioncache_hookio.budget import Part
@@ -37,7 +39,9 @@ CONTEXT_BUDGET = 9000  # UTF-16 units for all of additionalContext; Claude Code 
 PRIORITY_BANNER = 100
 PRIORITY_NOTE = 90
 PRIORITY_DIGEST = 60
+PRIORITY_SHARED = 55  # a fork's parent layer: after the fork's own digest, before the summary
 PRIORITY_SUMMARY = 50
+SHARED_LIMIT = 3000
 MAX_NAMED = 5
 BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.json
 
@@ -56,6 +60,7 @@ def banner(
     session_id: SessionId | None,
     source: str | None,
     compactions: str = "",
+    family: Sequence[str] = (),
 ) -> str:
     from missioncache_hookio.guide import task_instructions
 
@@ -65,6 +70,7 @@ def banner(
         f"- **Task:** {task.name} (id {task.id})",
         f"- **Status:** {task.status}",
         f"- **Time invested:** {invested}",
+        *family,
     ]
     if task.jira_key:
         lines.append(f"- **JIRA:** {task.jira_key}")
@@ -146,7 +152,99 @@ def summary_part(latest: Compaction | None) -> str:
     )
 
 
-def context_parts(task: Task, invested: str, ident: Identity, source: str | None) -> list[Part]:
+def family_lines(task: Task, parent: Task | None, forks: Sequence[Task]) -> list[str]:
+    """The banner's lines about forks: a fork names its parent and where the shared layer
+    is; a parent names its open forks (their time counts in its total)."""
+    if parent is not None:
+        return [
+            f"- **Fork of:** {parent.key} (id {parent.id}, {parent.status}); its context is"
+            f" the shared layer of all its forks: {parent.context_path}",
+        ]
+    if forks:
+        names = ", ".join(fork.key for fork in forks[:MAX_NAMED])
+        more = f", +{len(forks) - MAX_NAMED} more" if len(forks) > MAX_NAMED else ""
+        return [f"- **Open forks:** {names}{more} (their time counts in this total)"]
+    return []
+
+
+def shared_layer(parent: Task) -> str:
+    """The parent's context as the fork reads it: the file's head (decisions, next steps,
+    newest entries first), cut at a line end within ``SHARED_LIMIT``."""
+    from missioncache_context import read_head
+
+    try:
+        text = read_head(parent.context_path)
+    except (OSError, ValueError):
+        return ""
+    text = text.strip()
+    if not text:
+        return ""
+    if len(text) > SHARED_LIMIT:
+        cut = text.rfind("\n", 0, SHARED_LIMIT)
+        text = text[: cut if cut > SHARED_LIMIT // 2 else SHARED_LIMIT].rstrip()
+        text += "\n[... truncated; the whole file is at the path above]"
+    from missioncache_hookio.quoting import quoted
+
+    name = os.path.basename(parent.context_path)
+    return (
+        f"### Shared layer: parent task {parent.key} (quoted from {name})"
+        "\n\nWhat holds for every fork of this task. Write a decision that holds for all forks"
+        " here (`/missioncache:save` says how); this fork's own progress goes in its own file."
+        f"\n\n{quoted(text)}"
+    )
+
+
+def unseen_change(session_id: SessionId | None, parent: Task, source: str | None) -> float | None:
+    """When a *resumed* fork session's parent changed after its mark: the epoch of the
+    change, else None. A resumed conversation still holds the shared layer as it read it
+    then; it is told that it changed and pointed to ``/missioncache:load`` (which shows
+    the change and restamps), and the mark stays, so the status line keeps its note."""
+    if source != "resume" or not session_id:
+        return None
+    from missioncache_state.shared_seen import changed_since_mark
+
+    changed = changed_since_mark(session_id, parent.context_path)
+    return changed / 1e9 if changed is not None else None
+
+
+def parent_updated_note(parent: Task, epoch: float) -> str:
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+    return (
+        f"PARENT UPDATED: the shared layer (the context of the parent task {parent.key})"
+        f" changed at {when}, after this session last read it: another fork saved to it."
+        " Tell the user, and run `/missioncache:load` to see the change before relying on"
+        " the shared decisions this conversation already holds."
+    )
+
+
+def fork_parts(task: Task, parent: Task, unseen: float | None = None) -> list[Part]:
+    """A fork always gets both digests: its own, then its parent's shared layer (or, in a
+    resumed session whose parent changed meanwhile, the note that it did)."""
+    from missioncache_hookio.budget import Part
+
+    parts = [Part("context digest", context_digest(task), PRIORITY_DIGEST)]
+    if unseen is not None:
+        return [*parts, Part("parent note", parent_updated_note(parent, unseen), PRIORITY_NOTE)]
+    if not os.path.isdir(parent.directory_path):
+        from missioncache_db.tasks import folder_gone
+
+        gone = folder_gone(parent)
+        note = f"Note: the shared layer cannot be read: the parent {parent.key}'s {gone}."
+        return [*parts, Part("parent note", note, PRIORITY_NOTE)]
+    return [*parts, Part("shared layer", shared_layer(parent), PRIORITY_SHARED)]
+
+
+def context_parts(
+    task: Task,
+    invested: str,
+    ident: Identity,
+    source: str | None,
+    parent: Task | None = None,
+    forks: Sequence[Task] = (),
+    unseen: float | None = None,
+) -> list[Part]:
     """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
     from missioncache_db import compaction_records
     from missioncache_hookio.budget import Part
@@ -159,9 +257,12 @@ def context_parts(task: Task, invested: str, ident: Identity, source: str | None
             with_text = item if item.summary else None
             break
     count = compactions_line(total, latest)
-    text = banner(task, invested, ident.session_id, source, count)
+    family = family_lines(task, parent, forks)
+    text = banner(task, invested, ident.session_id, source, count, family)
     parts = [Part("banner", text, PRIORITY_BANNER)]
-    if source in DIGEST_SOURCES:
+    if parent is not None:
+        parts += fork_parts(task, parent, unseen)
+    elif source in DIGEST_SOURCES:
         parts.append(Part("context digest", context_digest(task), PRIORITY_DIGEST))
     if (source or "startup") in SUMMARY_SOURCES:
         parts.append(Part("compaction summary", summary_part(with_text), PRIORITY_SUMMARY))
@@ -210,11 +311,19 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     # Total, Claude's and yours (docs/time.md); the summary it keeps spares the next
     # start re-reading the whole history (missioncache_db.summary).
     split = db.time_split(task.id, keep_summary=True)
-    parts = context_parts(task, format_split(split), ident, source)
+    parent = db.parent_of(task)
+    forks = db.forks_of(task.id, open_only=True) if parent is None else []
+    unseen = unseen_change(ident.session_id, parent, source) if parent is not None else None
+    parts = context_parts(task, format_split(split), ident, source, parent, forks, unseen)
+    fork_of = f"fork of {parent.key}; " if parent is not None else ""
     message = (
-        f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
+        f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
         f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
     )
+    if parent is not None and unseen is not None:
+        message += f"; the shared layer of {parent.key} changed since this session read it"
+    elif parent is not None:
+        mark_shared_seen(ident.session_id, parent)
     set_aside = set_aside_note()
     if set_aside:
         message += f"; {set_aside}"
@@ -295,6 +404,21 @@ def track(db: TaskDB, ident: Identity, source: str | None) -> None:
 
             breadcrumb(f"session binding not saved: {error}")
     report(task, db, ident, source)
+
+
+def mark_shared_seen(session_id: SessionId | None, parent: Task) -> None:
+    """This session has just read its parent's context (the shared layer): the status
+    line's ``parent updated`` note counts from here (missioncache_state.shared_seen)."""
+    if not session_id:
+        return
+    from missioncache_state.shared_seen import stamp
+
+    try:
+        stamp(session_id, parent.id, parent.key, parent.context_path)
+    except OSError as error:  # a read-only Claude dir costs the note only
+        from missioncache_hookio.output import breadcrumb
+
+        breadcrumb(f"shared-seen marker not saved: {error}")
 
 
 def launcher_command() -> str:

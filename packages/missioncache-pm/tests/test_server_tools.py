@@ -12,6 +12,7 @@ EXPECTED_TOOLS = {
     "find_task_for_directory",
     "get_task",
     "create_task",
+    "get_context_digest",
 }
 
 
@@ -25,7 +26,7 @@ def _one_sentence(reply):
 # -- listing -------------------------------------------------------------------------------
 
 
-def test_the_server_lists_the_five_tools_with_descriptions_and_schemas(world):
+def test_the_server_lists_the_six_tools_with_descriptions_and_schemas(world):
     tools = {tool.name: tool for tool in world.list_tools()}
     assert set(tools) == EXPECTED_TOOLS
     for tool in tools.values():

@@ -311,3 +311,31 @@ def test_control_characters_in_a_name_do_not_reach_the_terminal(report, work, mc
     _rename(mc_env, task.id, "a\x1b[31mred\nline")
     text = report("--period", "week")
     assert "\x1b" not in text and "a<U+001B>[31mred<U+000A>line" in text
+
+
+def test_forks_are_rows_under_their_parent_and_counted_once(report, mc_env, mc_task, mc_cli):
+    """demo-task 20m alone; forks fa and fb 30m each at the same time (the parent's time
+    is the union: 50m); the total row adds the family once, not 110m."""
+    mc_cli("fork", "demo-task", "fa")
+    mc_cli("fork", "demo-task", "fb")
+    ids = {line.split()[-1]: line for line in mc_cli("list").splitlines()}
+    assert "└ fork fa" in ids["fa"] and "└ fork fb" in ids["fb"]
+    fork_ids = {name: int(ids[name].split()[0]) for name in ("fa", "fb")}
+    db = mc_env.data_root / "tasks.db"
+    start = _local(0, 0) + 60
+    record_work(db, mc_task.id, start, [(1200, 0)])
+    record_work(db, fork_ids["fa"], start + 1200, [(1800, 0)])
+    record_work(db, fork_ids["fb"], start + 1200, [(1800, 0)])
+    text = report("--period", "week")
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("demo-task "))
+    assert _row(text, "demo-task")[1:3] == ["50m", "50m"]
+    assert lines[at + 1].split()[:3] == ["└", "fa", "30m"]
+    assert lines[at + 2].split()[:3] == ["└", "fb", "30m"]
+    assert _row(text, "total")[1] == "50m"
+    data = json.loads(report("--period", "week", "--format", "json"))
+    assert data["seconds"] == 3000
+    assert [t["fork_of"] for t in data["tasks"]] == [None, "demo-task", "demo-task"]
+    assert {d["task"] for d in data["days"]} == {"demo-task"}  # the forks' days are in it
+    assert sum(d["seconds"] for d in data["days"]) == 3000
+    assert "demo-task: 50m" in mc_cli("time", "demo-task", "--period", "week")

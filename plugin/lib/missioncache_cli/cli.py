@@ -19,7 +19,7 @@ from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
 from missioncache_db import heartbeat_auto
 from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration, format_split
-from missioncache_db.model import STATUSES
+from missioncache_db.model import STATUSES, Task
 from missioncache_db.sessions import PERIODS
 
 TYPE_CHECKING = False
@@ -60,19 +60,51 @@ def cmd_create_task(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         found = db.list_tasks(args.status)
+        keys = {task.id: task.key for task in db.list_tasks()} if args.status else {}
     if not found:
         print("no tasks")
         return 0
     rows = [
-        (str(t.id), t.status, t.full_path[len("active/") :], t.jira_key or "", t.repo_path or "")
-        for t in found
+        (
+            str(t.id),
+            t.status,
+            lead + t.key + _fork_note(t, lead, keys),
+            t.jira_key or "",
+            t.repo_path or "",
+        )
+        for t, lead in _forks_under_parents(found)
     ]
     header = ("ID", "STATUS", "TASK", "JIRA", "REPOSITORY")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
+    widths[1] = max(widths[1], max(len(status) for status in STATUSES))  # a steady column
     for row in [header, *rows]:
         cells = [row[0].rjust(widths[0]), *(row[i].ljust(widths[i]) for i in (1, 2, 3)), row[4]]
         print("  ".join(cells).rstrip())
     return 0
+
+
+def _forks_under_parents(found: list[Task]) -> list[tuple[Task, str]]:
+    """(task, lead) in listing order: each fork right under its parent (docs/forks.md); a
+    fork whose parent is not listed (another status was asked for) stands alone."""
+    shown = {task.id for task in found}
+    forks: dict[int, list[Task]] = {}
+    for task in found:
+        if task.fork_of in shown:
+            forks.setdefault(task.fork_of, []).append(task)
+    ordered = []
+    for task in found:
+        if task.fork_of in shown:
+            continue
+        ordered.append((task, ""))
+        ordered += [(fork, "  └ fork ") for fork in forks.get(task.id, [])]
+    return ordered
+
+
+def _fork_note(task: Task, lead: str, keys: dict[int, str]) -> str:
+    """A fork listed without its parent says whose fork it is."""
+    if task.fork_of is None or lead:
+        return ""
+    return f" (fork of {keys.get(task.fork_of, task.fork_of)})"
 
 
 def cmd_time(args: argparse.Namespace) -> int:
@@ -83,7 +115,12 @@ def cmd_time(args: argparse.Namespace) -> int:
         except sqlite3.OperationalError:
             pass
         split = db.time_split(task.id, args.period)
-    print(f"{task.name}: {format_split(split)}, {PERIOD_LABELS[args.period]}")
+        forks = [(fork.name, db.time_split(fork.id, args.period)) for fork in db.forks_of(task.id)]
+    label = PERIOD_LABELS[args.period]
+    with_forks = " with its forks (overlap counted once)" if forks else ""
+    print(f"{task.name}: {format_split(split)}, {label}{with_forks}")
+    for name, fork_split in forks:
+        print(f"  fork {name}: {format_split(fork_split)}")
     return 0
 
 
@@ -231,8 +268,15 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_cli import cli_dashboard, cli_report, cli_statusline, cli_uninstall
+    from missioncache_cli import (
+        cli_dashboard,
+        cli_forks,
+        cli_report,
+        cli_statusline,
+        cli_uninstall,
+    )
 
+    cli_forks.register(add)
     cli_report.register(add)
     cli_statusline.register(add)
     cli_dashboard.register(add)

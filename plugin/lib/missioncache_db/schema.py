@@ -156,7 +156,24 @@ def _migrate_v3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_migrate_v1, _migrate_v2, _migrate_v3]
+# Version 4 records forks (docs/forks.md): ``tasks.fork_of`` is the task a fork branched
+# from, whose context is the shared layer every fork reads. NULL for every other task,
+# which is what every earlier row means.
+_V4 = "CREATE INDEX IF NOT EXISTS tasks_fork_of ON tasks(fork_of);"
+
+
+def _migrate_v4(conn: sqlite3.Connection) -> None:
+    if "fork_of" not in _columns(conn, "tasks"):
+        conn.execute("ALTER TABLE tasks ADD COLUMN fork_of INTEGER REFERENCES tasks(id)")
+    conn.execute(_V4)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    _migrate_v1,
+    _migrate_v2,
+    _migrate_v3,
+    _migrate_v4,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -157,11 +157,40 @@ def time_split(
     now = time.time() if now is None else now
     since = period_start(period, now)
     idle, tail = read_config(conn)
+    from missioncache_db.forks import family_ids
+
+    family = family_ids(conn, task_id)
+    if len(family) > 1:
+        return family_split(conn, family, since, idle, float(tail), now)
     if since is None:
         return summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
     # Earlier turns can reach into the period, up to a margin.
     starts, ends = summary.events(conn, task_id, since - _PERIOD_MARGIN - idle - tail)
     return turns.split(starts, ends, idle, float(tail), now, since)
+
+
+def family_split(
+    conn: sqlite3.Connection,
+    task_ids: list[int],
+    since: float | None,
+    idle: float,
+    tail: float,
+    now: float,
+) -> TimeSplit:
+    """A parent's time with its forks': the union of all their turns and gaps, so an hour
+    two forks worked side by side counts once (docs/forks.md). Computed from the events
+    in full: a summary of settled time belongs to one task, and the family's union
+    cannot be resumed from the members' summaries."""
+    low = None if since is None else since - _PERIOD_MARGIN - idle - tail
+    starts: list = []
+    ends: dict = {}
+    for task_id in task_ids:
+        task_starts, task_ends = summary.events(conn, task_id, low)
+        starts += task_starts
+        for key, value in task_ends.items():
+            if key not in ends or value > ends[key]:
+                ends[key] = value
+    return turns.split(starts, ends, idle, tail, now, since)
 
 
 def time_invested(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:

@@ -9,7 +9,13 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_db.model import Task, is_contained, validate_name, validate_status
+from missioncache_db.model import (
+    OPEN_STATUSES,
+    Task,
+    is_contained,
+    validate_name,
+    validate_status,
+)
 from missioncache_db.schema import write_transaction
 from missioncache_db.timefmt import local_minute, local_text
 from missioncache_state.sqlite import sqlite3
@@ -20,7 +26,7 @@ if TYPE_CHECKING:
 
 TASK_SELECT = (
     "SELECT t.id, t.name, t.full_path, t.status, t.jira_key, r.path, t.repo_id, "
-    "t.parent_id, t.created_at, t.updated_at, t.last_worked_on "
+    "t.parent_id, t.created_at, t.updated_at, t.last_worked_on, t.fork_of "
     "FROM tasks t LEFT JOIN repositories r ON r.id = t.repo_id"
 )
 
@@ -137,8 +143,12 @@ def create_task(
 
 
 def set_status(conn: sqlite3.Connection, task_id: int, status: str) -> Task:
+    """A parent with open forks stays open: they read its context as their shared layer
+    (docs/forks.md); finish or close the forks first."""
     validate_status(status)
     with write_transaction(conn):
+        if status not in OPEN_STATUSES:
+            _refuse_with_open_forks(conn, task_id, f"be {status}")
         cursor = conn.execute(
             "UPDATE tasks SET status = ?, updated_at = ? WHERE id = ?",
             (status, local_text(time.time()), task_id),
@@ -156,17 +166,37 @@ def delete_task(conn: sqlite3.Connection, task_id: int) -> None:
     with write_transaction(conn):
         if conn.execute("SELECT 1 FROM tasks WHERE parent_id = ?", (task_id,)).fetchone():
             raise ValueError(f"task {task_id!r} has subtasks; delete them first")
+        forks = conn.execute("SELECT name FROM tasks WHERE fork_of = ?", (task_id,)).fetchall()
+        if forks:  # their time counts in this task's total, and their rows point at it
+            names = ", ".join(row[0] for row in forks)
+            raise ValueError(f"task {task_id!r} has forks ({names}); delete them first")
         if conn.execute("DELETE FROM tasks WHERE id = ?", (task_id,)).rowcount != 1:
             raise ValueError(f"no task with id {task_id!r}")
 
 
-def recreate_files(task: Task) -> list:
+def _refuse_with_open_forks(conn: sqlite3.Connection, task_id: int, what: str) -> None:
+    rows = conn.execute(
+        "SELECT name FROM tasks WHERE fork_of = ? AND status IN (?, ?) ORDER BY name",
+        (task_id, *OPEN_STATUSES),
+    ).fetchall()
+    if rows:
+        names = ", ".join(row[0] for row in rows)
+        raise ValueError(
+            f"task {task_id!r} has open forks ({names}) that read it as their shared layer;"
+            f" finish them (fork-done) or close them before it can {what}"
+        )
+
+
+def recreate_files(task: Task, fork_of: str | None = None) -> list:
     """Write the task's context and tasks files from the templates where they are missing
-    (its folder was deleted or moved); existing files are kept. Returns the files written."""
+    (its folder was deleted or moved); existing files are kept. Returns the files written.
+    ``fork_of``: the parent's name, for a fork's ``**Fork of:**`` line."""
     from missioncache_db.templates import create_task_files
 
     stamp = local_minute(time.time())
-    return create_task_files(task.directory, task.name, stamp, task.jira_key, task.repo_path)
+    return create_task_files(
+        task.directory, task.name, stamp, task.jira_key, task.repo_path, fork_of=fork_of
+    )
 
 
 def folder_missing(task: Task) -> bool:

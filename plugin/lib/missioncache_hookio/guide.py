@@ -53,5 +53,6 @@ def fallback_line(script: str) -> str:
         "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
         f' `python3 "{script}" apply` with options for the same arguments: --context-file'
         " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
-        " --done N (once per item), --new-task TEXT (once per item)."
+        " --done N (once per item), --new-task TEXT (once per item), --shared-decision TEXT"
+        " (a fork only: a decision for every fork, written to its parent)."
     )

@@ -5,7 +5,8 @@ WHY a cache: Claude Code runs this after every assistant message (and every
 (``<state>/statusline/<session-id>.json``) keeps the computed facts with a signature of
 everything they were computed from: the session binding, tasks.db and its WAL, the
 task's context and tasks files and its compaction records folder (mtime and size), the
-cwd and today's date. A change of tasks.db alone (every prompt's heartbeat) is taken in
+cwd and today's date (and, for a fork, its parent's context and the session's
+shared-seen marker). A change of tasks.db alone (every prompt's heartbeat) is taken in
 up to a minute later (``DB_GRACE_SECONDS``): it only moves "today", shown to the minute. A run
 whose signature matches opens no database and parses no markdown; it only counts the
 transcript bytes appended since the last run, for the edit count.
@@ -67,10 +68,15 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
         _stamp(db + "-wal"),
     ]
     if facts:
-        sig += [
-            _stamp(facts.get(key))
-            for key in ("context", "tasks", "compactions_dir", "saved_marker")
-        ]
+        keys = (
+            "context",
+            "tasks",
+            "compactions_dir",
+            "saved_marker",
+            "parent_context",
+            "seen_marker",
+        )
+        sig += [_stamp(facts.get(key)) for key in keys]
     return sig
 
 

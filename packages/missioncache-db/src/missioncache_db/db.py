@@ -113,7 +113,29 @@ class TaskDB:
 
     def recreate_task_files(self, task: Task) -> list:
         """Recreate a task's missing context and tasks files from the templates."""
-        return tasks.recreate_files(task)
+        parent = self.parent_of(task)
+        return tasks.recreate_files(task, parent.key if parent else None)
+
+    # -- forks (docs/forks.md) -----------------------------------------------------------
+    def create_fork(
+        self, parent: str, name: str, directory: str | os.PathLike | None = None
+    ) -> Task:
+        """Fork ``parent`` (its name, ``parent/name`` for a subtask) as the task ``name``,
+        tied to ``directory`` when given. ValueError when that is not allowed."""
+        from missioncache_db import forks
+
+        return forks.create_fork(self.conn, parent, name, directory)
+
+    def forks_of(self, task_id: int, open_only: bool = False) -> list[Task]:
+        from missioncache_db import forks
+
+        return forks.forks_of(self.conn, task_id, open_only)
+
+    def parent_of(self, task: Task) -> Task | None:
+        """The parent of a fork; None for any other task."""
+        from missioncache_db import forks
+
+        return forks.parent_of(self.conn, task)
 
     def task_folder_missing(self, task: Task) -> bool:
         """Whether the task's folder was deleted or moved away."""

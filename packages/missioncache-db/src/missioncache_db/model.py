@@ -82,15 +82,17 @@ class Task(
             "created_at",
             "updated_at",
             "last_worked_on",
+            "fork_of",
         ],
-        defaults=(None, None, None, None, None, None, None),
+        defaults=(None, None, None, None, None, None, None, None),
     )
 ):
     """One row of ``tasks`` joined with its repository path (immutable).
 
     Fields: id (int), name, full_path, status (str); jira_key, repo_path (str or None);
     repo_id, parent_id (int or None); created_at, updated_at, last_worked_on (text
-    timestamps or None).
+    timestamps or None); fork_of (the id of the task this one is a fork of, or None:
+    docs/forks.md).
 
     A plain ``collections.namedtuple`` rather than a dataclass or ``typing.NamedTuple``:
     ``dataclasses`` and ``typing`` cost milliseconds of imports on every prompt, for
@@ -134,6 +136,15 @@ class Task(
     def is_open(self) -> bool:
         """Active or paused: the statuses a session binding may point at."""
         return self.status in OPEN_STATUSES
+
+    @property
+    def is_fork(self) -> bool:
+        return self.fork_of is not None
+
+    @property
+    def key(self) -> str:
+        """``name``, or ``parent/name`` for a subtask: what the user types to name it."""
+        return str(self.full_path).split("/", 1)[-1]
 
     def _first_existing(self, suffix: str) -> str:
         """``<name>-<suffix>``, else bare ``<suffix>`` when only that exists (subtasks

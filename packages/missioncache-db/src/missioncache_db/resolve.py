@@ -2,7 +2,9 @@
 
 1. the session binding (by ``taskId``; legacy bindings by a unique name),
 2. a cwd inside ``<root>/active/<p0>[/<p1>]`` (deepest first),
-3. a cwd inside a registered repository with exactly one active task,
+3. a cwd inside a registered repository with exactly one active task (a fork tied to
+   that directory wins over its parent there; a linked git worktree with no task of its
+   own counts as its main repository: docs/forks.md),
 4. otherwise nothing.
 """
 
@@ -128,13 +130,29 @@ def repository_for(conn: sqlite3.Connection, real_cwd: str) -> int | None:
     return row[0] if row else None
 
 
-def active_tasks_for_cwd_repo(conn: sqlite3.Connection, cwd: str | os.PathLike) -> list[Task]:
-    """The active tasks of the deepest registered repository containing ``cwd``:
-    SessionStart names them when there are several."""
-    repo_id = repository_for(conn, os.path.realpath(os.fspath(cwd)))
+def _active_of(conn: sqlite3.Connection, real_cwd: str) -> list[Task]:
+    """The active tasks of the deepest repository holding ``real_cwd``; the forks among
+    them when there are any: a fork tied to a directory is what sessions there are on."""
+    repo_id = repository_for(conn, real_cwd)
     if repo_id is None:
         return []
-    return query_tasks(conn, "WHERE t.repo_id = ? AND t.status = 'active'", (repo_id,))
+    found = query_tasks(conn, "WHERE t.repo_id = ? AND t.status = 'active'", (repo_id,))
+    forks = [task for task in found if task.fork_of is not None]
+    return forks or found
+
+
+def active_tasks_for_cwd_repo(conn: sqlite3.Connection, cwd: str | os.PathLike) -> list[Task]:
+    """The active tasks of the deepest registered repository containing ``cwd``:
+    SessionStart names them when there are several. In a linked git worktree that has
+    no task of its own, those of its main repository (the same git common directory)."""
+    real_cwd = os.path.realpath(os.fspath(cwd))
+    found = _active_of(conn, real_cwd)
+    if found:
+        return found
+    from missioncache_db.worktree import main_repository_path
+
+    mapped = main_repository_path(real_cwd)
+    return _active_of(conn, mapped) if mapped is not None and _storable(mapped) else []
 
 
 def _from_repository(conn: sqlite3.Connection, real_cwd: str) -> Task | None:

@@ -11,8 +11,13 @@ from pathlib import Path
 from missioncache_db.model import title_for
 
 
-def context_text(name: str, stamp: str, jira_key: str | None, repo: str | None) -> str:
-    """``<name>-context.md``: heading, ``**Last Updated:**`` stamp, the three sections."""
+def context_text(
+    name: str, stamp: str, jira_key: str | None, repo: str | None, fork_of: str | None = None
+) -> str:
+    """``<name>-context.md``: heading, ``**Last Updated:**`` stamp, the three sections.
+    A fork's file says ``**Fork of:** PARENT`` on the line after the stamp (docs/forks.md):
+    whoever opens the file sees where its shared layer is."""
+    fork_line = f"**Fork of:** {fork_of}\n" if fork_of else ""
     about = []
     if jira_key:
         about.append(f"- JIRA: {jira_key}")
@@ -21,12 +26,12 @@ def context_text(name: str, stamp: str, jira_key: str | None, repo: str | None) 
     description = "\n".join(about) + "\n\n" if about else ""
     return (
         f"# {title_for(name)} - Context\n\n"
-        f"**Last Updated:** {stamp}\n\n"
+        f"**Last Updated:** {stamp}\n{fork_line}\n"
         f"## Description\n\n{description}"
         "## Next Steps\n\n"
         "## Recent Changes\n\n"
         f"### {stamp}\n"
-        "- Task created\n"
+        f"- {'Fork of ' + fork_of + ' created' if fork_of else 'Task created'}\n"
     )
 
 
@@ -48,7 +53,12 @@ def write_new_file(path: Path, text: str) -> bool:
 
 
 def create_task_files(
-    directory: Path, name: str, stamp: str, jira_key: str | None, repo: str | None
+    directory: Path,
+    name: str,
+    stamp: str,
+    jira_key: str | None,
+    repo: str | None,
+    fork_of: str | None = None,
 ) -> list[Path]:
     """Create the task directory and its two files; returns the files written.
 
@@ -58,7 +68,7 @@ def create_task_files(
     """
     directory.mkdir(parents=True, exist_ok=True)
     files = {
-        "context.md": context_text(name, stamp, jira_key, repo),
+        "context.md": context_text(name, stamp, jira_key, repo, fork_of),
         "tasks.md": tasks_text(name),
     }
     written = []

@@ -318,19 +318,44 @@ def update_context_file(
     next_steps: Any = None,
     *,
     when: str | None = None,
+    shared_decision: Any = None,
+    session_id: str | None = None,
 ) -> str:
     """The ``update_context_file`` tool: a dated Recent Changes entry and/or a new body
     for ``## Next Steps`` (created before Recent Changes when missing); the file's
-    ``**Last Updated:**`` is stamped. Returns the report."""
-    from missioncache_context import format_when, record_change, set_section, set_stamp
-
+    ``**Last Updated:**`` is stamped. ``shared_decision`` (for a fork's context file):
+    a decision that holds for every fork, written as a dated entry of the parent's
+    context, the shared layer (docs/forks.md). Returns the report."""
     path = checked_file(context_file, "context")
-    entry = bulleted(as_text(recent_change, "recent_change"))
-    entry = entry if any(line.strip() for line in entry) else []
+    entry = _given_lines(recent_change, "recent_change")
+    shared = _given_lines(shared_decision, "shared_decision")
     steps = _steps_lines(next_steps)
-    if not entry and steps is None:
-        raise PmError("Nothing to update: give recent_change or next_steps")
-    stamp = format_when(when)
+    if not entry and steps is None and not shared:
+        raise PmError("Nothing to update: give recent_change, next_steps or shared_decision")
+    stamp = format_when_text(when)
+    reports = []
+    if shared:
+        reports.append(_write_shared(path, shared, stamp, session_id))
+    if entry or steps is not None:
+        reports.append(_write_own(path, entry, steps, stamp, session_id))
+    return "\n".join(reports)
+
+
+def format_when_text(when: str | None) -> str:
+    from missioncache_context import format_when
+
+    return format_when(when)
+
+
+def _given_lines(value: Any, field: str) -> list[str]:
+    entry = bulleted(as_text(value, field))
+    return entry if any(line.strip() for line in entry) else []
+
+
+def _write_own(
+    path: Any, entry: list[str], steps: list[str] | None, stamp: str, session_id: str | None
+) -> str:
+    from missioncache_context import record_change, set_section, set_stamp
 
     def transform(text: str) -> str:
         if steps is not None:
@@ -340,6 +365,9 @@ def update_context_file(
         return set_stamp(text, stamp)
 
     result = write(path, transform)
+    from missioncache_pm.forkinfo import restamp_after_write
+
+    restamp_after_write(session_id, result.path)  # when this file is the session's parent
     done = []
     if entry:
         done.append(f"added a Recent Changes entry ({stamp})")
@@ -347,6 +375,24 @@ def update_context_file(
         done.append(f"replaced Next Steps ({len([s for s in steps if s.strip()])} lines)")
     verb = "Updated" if result.changed else "No change to"
     report = f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
+    return f"{report}\n{result.note}" if result.note else report
+
+
+def _write_shared(path: Any, shared: list[str], stamp: str, session_id: str | None) -> str:
+    """The decision goes to the parent's context as an entry saying which fork made it;
+    the writing session's marker is restamped (it knows what it wrote)."""
+    from missioncache_context import record_change
+    from missioncache_pm.forkinfo import shared_target, stamp_seen
+
+    fork, parent = shared_target(path)
+    lines = [f"- Shared decision from fork {fork.key}:", *(f"  {line}" for line in shared)]
+    result = write(parent.context_path, lambda text: record_change(text, lines, when=stamp))
+    if session_id:
+        stamp_seen(session_id, parent)
+    report = (
+        f"Updated the shared layer {result.path} (parent {parent.key}): added a Recent Changes"
+        f" entry ({stamp}); every fork of {parent.key} sees it."
+    )
     return f"{report}\n{result.note}" if result.note else report
 
 

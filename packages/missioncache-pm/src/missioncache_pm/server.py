@@ -140,6 +140,7 @@ def update_tasks_file(
 
 def update_context_file(
     context_file: PathArg,
+    ctx: Context,
     recent_change: Annotated[
         str | list[str] | None,
         Field(description="What changed; added as a dated '### YYYY-MM-DD HH:MM' entry."),
@@ -148,16 +149,49 @@ def update_context_file(
         str | list[str] | None,
         Field(description="New body of '## Next Steps' (replaces it; a list becomes bullets)."),
     ] = None,
+    shared_decision: Annotated[
+        str | list[str] | None,
+        Field(
+            description=(
+                "Only when context_file is a fork's: a decision that holds for every fork of"
+                " its parent (an interface, a convention, a choice of library). Written to"
+                " the parent's context, the shared layer all forks read, not to this file."
+            )
+        ),
+    ] = None,
 ) -> str:
     """Update a MissionCache context file (<name>-context.md).
 
     recent_change is added at the top of '## Recent Changes' under a dated heading (plain
     lines become bullets); next_steps replaces the body of '## Next Steps', which is
     created before Recent Changes when missing. **Last Updated:** is stamped.
+    shared_decision (a fork's file only) goes to the parent's context instead: progress of
+    this fork stays in recent_change, decisions every fork must follow go there.
     """
     from missioncache_pm import edits
 
-    return _call(lambda: edits.update_context_file(context_file, recent_change, next_steps))
+    return _call(
+        lambda: edits.update_context_file(
+            context_file,
+            recent_change,
+            next_steps,
+            shared_decision=shared_decision,
+            session_id=_session(ctx),
+        )
+    )
+
+
+def get_context_digest(
+    task: Annotated[str, Field(description="Task name, or parent/name for a subtask")],
+    ctx: Context,
+) -> str:
+    """A MissionCache task's context in short: its Next Steps and newest Recent Changes
+    entries, and its fork relations. In a fork, call it with the parent's name to read
+    the shared layer (the status line's 'parent updated' note then clears). Changes no
+    task file."""
+    from missioncache_pm import forkinfo
+
+    return _call(lambda: forkinfo.digest_text(task, _session(ctx)))
 
 
 def find_task_for_directory(
@@ -207,8 +241,15 @@ def create_task(
     return answer
 
 
-TOOLS = (update_tasks_file, update_context_file, find_task_for_directory, get_task, create_task)
-READ_ONLY = {"find_task_for_directory"}
+TOOLS = (
+    update_tasks_file,
+    update_context_file,
+    find_task_for_directory,
+    get_task,
+    create_task,
+    get_context_digest,
+)
+READ_ONLY = {"find_task_for_directory", "get_context_digest"}
 
 
 def build_server(lifespan: Any = None) -> MCPServer:

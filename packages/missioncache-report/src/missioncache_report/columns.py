@@ -10,7 +10,7 @@ from missioncache_report.data import Report
 def columns(report: Report) -> list:
     """(header, cell) pairs."""
     return [
-        ("task", lambda t: t.name),
+        ("task", label),
         ("total", lambda t: format_duration(t.seconds)),
         ("Claude", lambda t: format_duration(t.claude)),
         ("you", lambda t: format_duration(t.you)),
@@ -21,12 +21,20 @@ def columns(report: Report) -> list:
     ]
 
 
+def label(row: object) -> str:
+    """A task's name; a fork's, indented under its parent's row."""
+    name = str(getattr(row, "name", ""))
+    return f"  └ {name}" if getattr(row, "fork_of", None) else name
+
+
 def totals(report: Report) -> dict[str, str]:
-    """The total row's cells by column header (blank where a column has no total)."""
+    """The total row's cells by column header (blank where a column has no total). A
+    fork's row is inside its parent's (``Report.counted``): added once."""
+    counted = report.counted
     return {
         "task": "total",
         "total": format_duration(report.seconds),
-        "Claude": format_duration(sum(t.claude for t in report.tasks)),
-        "you": format_duration(sum(t.you for t in report.tasks)),
-        "sessions": str(sum(t.sessions for t in report.tasks)),
+        "Claude": format_duration(sum(t.claude for t in counted)),
+        "you": format_duration(sum(t.you for t in counted)),
+        "sessions": str(sum(t.sessions for t in counted)),
     }

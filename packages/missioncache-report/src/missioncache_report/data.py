@@ -42,6 +42,7 @@ class TaskRow:
     done: int = 0
     total_items: int = 0
     last_activity: str | None = None
+    fork_of: str | None = None  # the parent's name: this row's time is inside the parent's
 
 
 @dataclass
@@ -64,8 +65,15 @@ class Report:
     days: list = field(default_factory=list)  # DayRow, by day then task
 
     @property
+    def counted(self) -> list:
+        """The rows the totals add up: a fork's time is already in its parent's row (the
+        union of both, docs/forks.md), so a fork counts only when its parent is not shown."""
+        shown = {t.name for t in self.tasks}
+        return [t for t in self.tasks if t.fork_of is None or t.fork_of not in shown]
+
+    @property
     def seconds(self) -> int:
-        return sum(t.seconds for t in self.tasks)
+        return sum(t.seconds for t in self.counted)
 
 
 def period_start(period: str, now: float) -> float | None:
@@ -96,14 +104,39 @@ def collect(
         generated=time.strftime("%Y-%m-%d %H:%M", time.localtime(now)),
     )
     tasks = [task] if task is not None else db.list_tasks()
+    if task is not None:
+        tasks += db.forks_of(task.id)  # a parent's report shows its forks under it
+    keys = {t.id: shown_name(t) for t in db.list_tasks()}
     for item in tasks:
         row, days = _task_rows(db, item, since, period, now)
-        if row.seconds or row.sessions or task is not None:
+        row.fork_of = keys.get(item.fork_of) if item.fork_of is not None else None
+        if row.seconds or row.sessions or item is task:
             report.tasks.append(row)
             report.days.extend(days)
-    report.tasks.sort(key=lambda t: (-t.seconds, t.name))
+    report.tasks = forks_under_parents(report.tasks)
+    shown = {t.name for t in report.tasks}
+    # A fork's days are inside its parent's (their union): listed once, under the parent.
+    report.days = [d for d in report.days if _counted_day(d, report.tasks, shown)]
     report.days.sort(key=lambda d: (d.day, d.task))
     return report
+
+
+def _counted_day(day: DayRow, rows: list, shown: set) -> bool:
+    row = next((t for t in rows if t.name == day.task), None)
+    return row is None or row.fork_of is None or row.fork_of not in shown
+
+
+def forks_under_parents(rows: list) -> list:
+    """Most time first, each parent followed by its forks (most time first)."""
+    rows = sorted(rows, key=lambda t: (-t.seconds, t.name))
+    names = {t.name for t in rows}
+    out = []
+    for row in rows:
+        if row.fork_of is not None and row.fork_of in names:
+            continue
+        out.append(row)
+        out += [fork for fork in rows if fork.fork_of == row.name]
+    return out
 
 
 def shown_name(task: Task) -> str:
@@ -117,17 +150,23 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     row = TaskRow(task.id, shown_name(task), task.status)
     found = db.time_split(task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
-    sessions = _sessions_per_day(db, task.id, since)
+    family = [task.id, *(fork.id for fork in db.forks_of(task.id))]
+    sessions: dict = {}
+    active: set = set()
+    for member in family:  # a parent's time includes its forks': so do its days
+        for day, count in _sessions_per_day(db, member, since).items():
+            sessions[day] = sessions.get(day, 0) + count
+        active |= _active_days(db, member, since, now)
     row.sessions = sum(sessions.values())
     days = []
-    for day in _active_days(db, task.id, since, now) | set(sessions):
+    for day in active | set(sessions):
         split = _day_split(db, task.id, day, now)
         if split.total or day in sessions:
             days.append(
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
     _add_rounding(days, found)
-    row.last_activity = last_activity(db, task)
+    row.last_activity = last_activity(db, task, family)
     row.compactions = compactions(task, since)
     row.done, row.total_items = progress(task)
     return row, days
@@ -147,10 +186,12 @@ def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
         day.seconds = day.claude + day.you
 
 
-def last_activity(db: TaskDB, task: Task) -> str | None:
-    """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period), else
-    its ``last_worked_on`` stamp."""
-    row = db.conn.execute("SELECT MAX(epoch) FROM heartbeats WHERE task_id = ?", (task.id,))
+def last_activity(db: TaskDB, task: Task, family: list | None = None) -> str | None:
+    """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period; a
+    parent's forks' prompts count too), else its ``last_worked_on`` stamp."""
+    ids = family or [task.id]
+    marks = ",".join("?" * len(ids))
+    row = db.conn.execute(f"SELECT MAX(epoch) FROM heartbeats WHERE task_id IN ({marks})", ids)
     newest = row.fetchone()[0]
     if newest is not None:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))

@@ -149,7 +149,8 @@ def table(report: Report) -> str:
         for name, cell in table_columns:
             if name == "task":
                 cells.append(
-                    f'<td><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
+                    f"<td>{'└ ' if t.fork_of else ''}"
+                    f'<i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
                     f" <small>({escape(t.status)})</small></td>"
                 )
             elif name == "progress" and t.total_items:
@@ -175,9 +176,9 @@ def html(report: Report) -> str:
     cards = [
         (format_duration(report.seconds), "total time"),
         (str(len(report.tasks)), "tasks"),
-        (str(sum(t.sessions for t in report.tasks)), "work sessions"),
+        (str(sum(t.sessions for t in report.counted)), "work sessions"),
     ]
-    claude = sum(t.claude for t in report.tasks)
+    claude = sum(t.claude for t in report.counted)
     cards.insert(1, (format_duration(claude), "Claude working"))
     cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
     card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)

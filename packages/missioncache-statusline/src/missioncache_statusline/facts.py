@@ -48,12 +48,31 @@ def task_facts(cwd: str, session_id: SessionId) -> dict | None:
             "claude": claude,
             "you": you,
         }
+        facts.update(fork_facts(db, task, session_id))
     facts.update(file_facts(facts["context"], facts["tasks"]))
     known, saved = last_save(task.directory_path)
     if known:  # a task that keeps its real saves: the stamp may be a snapshot's
         facts["saved_epoch"] = saved
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
     return facts
+
+
+def fork_facts(db: TaskDB, task: Task, session_id: str) -> dict:
+    """For a fork: its parent's context and this session's shared-seen marker (both in
+    the cache's signature, so a save to the parent recomputes), and when the parent
+    changed after this session last read it (docs/forks.md)."""
+    parent = db.parent_of(task)
+    if parent is None:
+        return {}
+    from missioncache_state.shared_seen import changed_since_mark, marker_path
+
+    changed = changed_since_mark(session_id, parent.context_path)
+    return {
+        "parent": parent.key,
+        "parent_context": parent.context_path,
+        "seen_marker": marker_path(session_id),
+        "parent_updated": changed / 1e9 if changed is not None else None,
+    }
 
 
 def _fold_heartbeats(db: TaskDB) -> None:

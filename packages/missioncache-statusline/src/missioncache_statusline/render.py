@@ -20,6 +20,7 @@ STYLE = {
     "diverged": "\x1b[33m",  # yellow: findings written for unchecked items
     "dim": "\x1b[90m",
     "alert": "\x1b[31m",  # red: compacted since the last save
+    "parent": "\x1b[36m",  # cyan: another fork saved to the shared layer
 }
 SEP = " · "
 _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -47,6 +48,11 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
     if facts.get("divergent"):
         head.append(_piece(f" ✎{facts['divergent']}", "diverged", color))
     parts = [head]
+    updated = facts.get("parent_updated")
+    if level <= 3 and isinstance(updated, (int, float)):
+        when = time.localtime(updated)
+        note = f"● parent updated {when.tm_hour:02d}:{when.tm_min:02d}"
+        parts.append([_piece(note, "parent", color)])
     if level <= 3:
         today = f"today {duration(facts.get('today'))}"
         if level == 0 and facts.get("today"):

@@ -183,7 +183,7 @@ def _fallback_line() -> str:
 
 
 def cmd_load(words: list[str]) -> list[str]:
-    from missioncache_pm import taskinfo
+    from missioncache_pm import forkinfo, taskinfo
     from missioncache_pm.pending import take_precompact_error
     from missioncache_state.summary_failure import take_summary_note
 
@@ -199,7 +199,10 @@ def cmd_load(words: list[str]) -> list[str]:
         if db.task_folder_missing(task):
             return folder_gone(task)
         facts = taskinfo.task_lines(db, task)
+        facts += forkinfo.parent_lines(db, task)
+        parent = db.parent_of(task)
     out = [f"MISSIONCACHE: loaded task {task.name}.", *facts, taskinfo.bind(task, sid), ""]
+    out += forkinfo.change_lines(sid, parent) if parent is not None else []
     failure = take_precompact_error()
     if failure:
         out += [f"WARNING: {failure}", ""]
@@ -209,12 +212,28 @@ def cmd_load(words: list[str]) -> list[str]:
     out += [*mcp_notice(), task_instructions(), ""]
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
+    if parent is not None:
+        out += shared_layer_block(parent, sid)
     out += compaction_blocks(task)
     return out
 
 
+def shared_layer_block(parent: Task, sid: str | None) -> list[str]:
+    """A fork's parent context, the shared layer, shown whole; reading it restamps this
+    session's shared-seen marker (docs/forks.md)."""
+    from missioncache_pm import forkinfo
+
+    if not os.path.isdir(parent.directory_path):
+        return [f"(The shared layer cannot be read: the folder of {parent.key} is gone.)", ""]
+    block = file_block(
+        f"Shared layer (context of the parent task {parent.key})", parent.context_file
+    )
+    forkinfo.stamp_seen(sid, parent)
+    return block
+
+
 def cmd_save(words: list[str]) -> list[str]:
-    from missioncache_pm import taskinfo
+    from missioncache_pm import forkinfo, taskinfo
 
     sid = _session_from_env()
     with taskinfo.open_db() as db:
@@ -227,12 +246,22 @@ def cmd_save(words: list[str]) -> list[str]:
         if db.task_folder_missing(task):
             return folder_gone(task)
         facts = taskinfo.task_lines(db, task)  # folds pending heartbeats into sessions first
+        facts += forkinfo.parent_lines(db, task)
+        parent = db.parent_of(task)
     notice = mcp_notice()
     if not notice:  # the server looked fine; Claude may still find its tools gone
         notice = [
             f'Helper, should the tools be unavailable: `python3 "{os.path.abspath(__file__)}"`'
         ]
     out = [f"MISSIONCACHE: saving task {task.name}.", *facts, "", *notice]
+    if parent is not None:
+        out += [
+            f"THIS TASK IS A FORK of {parent.key}: decisions that hold for every fork go to"
+            " the shared layer with `shared_decision` (see the command's instructions);"
+            " this fork's own progress stays in its own files.",
+            "",
+        ]
+        out += forkinfo.change_lines(sid, parent)
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
     return out
@@ -371,6 +400,7 @@ def apply_arguments(words: list[str]) -> dict:
     parser.add_argument("--new-task", dest="new_tasks", action="append")
     parser.add_argument("--notes", dest="notes", action="append")
     parser.add_argument("--remaining", dest="remaining_summary")
+    parser.add_argument("--shared-decision", dest="shared_decision", action="append")
     return {k: v for k, v in vars(parser.parse_args(words)).items() if v is not None}
 
 
@@ -392,7 +422,11 @@ def cmd_apply(words: list[str]) -> list[str]:
             (
                 "context",
                 lambda: edits.update_context_file(
-                    args["context_file"], args.get("recent_change"), args.get("next_steps")
+                    args["context_file"],
+                    args.get("recent_change"),
+                    args.get("next_steps"),
+                    shared_decision=args.get("shared_decision"),
+                    session_id=_session_from_env(),
                 ),
             )
         )
@@ -429,7 +463,75 @@ def cmd_apply(words: list[str]) -> list[str]:
     ]
 
 
-COMMANDS = {"load": cmd_load, "save": cmd_save, "new": cmd_new, "apply": cmd_apply}
+def cmd_fork(words: list[str]) -> list[str]:
+    """``/missioncache:fork NAME``: fork this session's task and bind the session to the
+    fork (tied to this git worktree when the session runs in one no fork is tied to)."""
+    from missioncache_db import validate_name
+    from missioncache_pm import forkinfo, taskinfo
+
+    name = " ".join(words).strip()
+    if not name:
+        return ["MISSIONCACHE: no fork name given. Usage: /missioncache:fork <name>."]
+    validate_name(name)
+    sid = _session_from_env()
+    with taskinfo.open_db() as db:
+        parent = _task_for_session(db, sid)
+        if parent is None:
+            return [
+                "MISSIONCACHE: this session is not tracking a task, so there is nothing to fork.",
+                taskinfo.known_tasks(db) + ".",
+            ]
+        fork = forkinfo.fork_here(db, parent, name, os.getcwd())
+        facts = taskinfo.task_lines(db, fork) + forkinfo.parent_lines(db, fork)
+    tied = (
+        f"Sessions started in {fork.repo_path} will be on this fork."
+        if fork.repo_path and fork.repo_path != parent.repo_path
+        else "No directory is tied to it: other sessions reach it with /missioncache:load."
+    )
+    out = [f"MISSIONCACHE: created fork {fork.name} of {parent.key}.", *facts, tied]
+    out += [taskinfo.bind(fork, sid), "", *mcp_notice(), task_instructions(), ""]
+    return out + shared_layer_block(parent, sid)
+
+
+def cmd_fork_done(words: list[str]) -> list[str]:
+    """``/missioncache:fork-done [NAME] [OUTCOME]``: the fork's outcome into its parent's
+    Recent Changes, and the fork closed (its files and time are kept). Without a name, the
+    session's task; without an outcome, the fork's newest Recent Changes entry."""
+    from missioncache_context.fork_outcome import write_fork_outcome
+    from missioncache_db import validate_name
+    from missioncache_db.fork_done import finish_fork
+    from missioncache_db.model import is_valid_name
+    from missioncache_pm import taskinfo
+
+    sid = _session_from_env()
+    with taskinfo.open_db() as db:
+        first = words[0].split(None, 1) if words and words[0].strip() else []
+        named = db.get_task_by_name(first[0]) if first and is_valid_name(first[0]) else None
+        fork: Task | None
+        if named is not None and named.fork_of is not None:
+            fork, outcome = named, " ".join([first[1] if len(first) > 1 else "", *words[1:]])
+        else:
+            fork, outcome = _task_for_session(db, sid), " ".join(words)
+        if fork is None:
+            return ["MISSIONCACHE: no fork named and this session is not tracking one."]
+        validate_name(fork.name)
+        done, parent = finish_fork(db, fork.key, outcome.strip() or None, write_fork_outcome)
+    return [
+        f"MISSIONCACHE: fork {done.name} is finished ({done.status}); its outcome was added to"
+        f" the Recent Changes of {parent.key} ({parent.context_path}). Its files and time are"
+        f" kept, and its time still counts in {parent.key}'s. This session is no longer bound"
+        f" to it: run `/missioncache:load {parent.key}` to go on with the parent.",
+    ]
+
+
+COMMANDS = {
+    "load": cmd_load,
+    "save": cmd_save,
+    "new": cmd_new,
+    "apply": cmd_apply,
+    "fork": cmd_fork,
+    "fork-done": cmd_fork_done,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,266 @@
+"""Forks (docs/forks.md): creating them, the rules on parents, resolution in git worktrees,
+and a parent's time as the union of its own and its forks' turns."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from missioncache_db.forks import FORK_LINE, fork_of_line
+from missioncache_state.bindings import read_session_binding, write_session_binding
+
+NOW = 1_800_000_000.0
+
+
+def git(*args, cwd):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo_with_worktrees(tmp_path):
+    """A repository with a commit and two linked worktrees (``wa`` beside it, ``wb``
+    inside it, as Claude Code's own ``.claude/worktrees`` are)."""
+    if shutil.which("git") is None:
+        if os.environ.get("CI"):
+            pytest.fail("git is needed for the worktree tests")
+        pytest.skip("git is not installed")
+    main = tmp_path / "work" / "main"
+    main.mkdir(parents=True)
+    git("init", "-q", cwd=main)
+    git(
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "i",
+        cwd=main,
+    )
+    git("worktree", "add", "-q", str(tmp_path / "work" / "wa"), cwd=main)
+    git("worktree", "add", "-q", str(main / ".claude" / "worktrees" / "wb"), cwd=main)
+    return main, tmp_path / "work" / "wa", main / ".claude" / "worktrees" / "wb"
+
+
+# -- create ----------------------------------------------------------------------------
+
+
+def test_a_fork_is_a_task_of_its_own_whose_file_names_its_parent(db, workdir):
+    parent = db.create_task("shop", repo=workdir)
+    fork = db.create_fork("shop", "shop-api")
+    assert fork.fork_of == parent.id and fork.full_path == "active/shop-api"
+    assert fork.context_path != parent.context_path and os.path.isfile(fork.tasks_path)
+    lines = fork.context_file.read_text().splitlines()
+    stamp = next(i for i, line in enumerate(lines) if line.startswith("**Last Updated:**"))
+    assert lines[stamp + 1] == f"{FORK_LINE} shop"
+    assert fork_of_line(fork.context_file.read_text()) == "shop"
+    assert db.parent_of(fork) == parent and db.parent_of(parent) is None
+    assert [f.name for f in db.forks_of(parent.id)] == ["shop-api"]
+
+
+def test_a_fork_of_a_subtask_names_it_by_its_path(db):
+    db.create_task("top")
+    db.create_task("sub", parent="top")
+    fork = db.create_fork("top/sub", "sub-b")
+    assert fork_of_line(fork.context_file.read_text()) == "top/sub"
+
+
+def test_a_fork_of_a_fork_is_refused(db):
+    db.create_task("p")
+    db.create_fork("p", "f1")
+    with pytest.raises(ValueError, match="itself a fork; fork its parent"):
+        db.create_fork("f1", "f2")
+    assert db.get_task_by_name("f2") is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../evil",
+        "a/b",
+        "/abs",
+        "UPPER",
+        "-dash",
+        "",
+        "x" * 129,
+        "caf\u00e9",
+        "a\x00b",
+        "..",
+        "a\\b",
+    ],
+)
+def test_hostile_fork_names_are_refused_and_nothing_is_written(db, roots, name):
+    data, _ = roots
+    db.create_task("p")
+    before = sorted(str(p) for p in data.rglob("*"))
+    with pytest.raises(ValueError, match="invalid task name"):
+        db.create_fork("p", name)
+    assert sorted(str(p) for p in data.rglob("*")) == before
+    assert [t.name for t in db.list_tasks()] == ["p"]
+
+
+def test_a_fork_takes_a_name_no_task_has(db):
+    db.create_task("p")
+    db.create_task("taken")
+    with pytest.raises(ValueError, match="already exists"):
+        db.create_fork("p", "taken")
+    with pytest.raises(ValueError, match="already exists"):
+        db.create_fork("p", "p")
+
+
+def test_forking_an_unknown_closed_or_folderless_parent_is_refused(db):
+    with pytest.raises(ValueError, match="no task named 'nope'"):
+        db.create_fork("nope", "f")
+    done = db.create_task("done")
+    db.set_status(done.id, "completed")
+    with pytest.raises(ValueError, match="completed; reopen it"):
+        db.create_fork("done", "f")
+    gone = db.create_task("gone")
+    shutil.rmtree(gone.directory)
+    with pytest.raises(ValueError, match=r"folder .* is gone"):
+        db.create_fork("gone", "f")
+    assert db.get_task_by_name("f") is None
+
+
+def test_one_open_fork_per_tied_directory(db, workdir, tmp_path):
+    db.create_task("p", repo=workdir)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    db.create_fork("p", "fa", tree)
+    with pytest.raises(ValueError, match="already tied to the open fork fa"):
+        db.create_fork("p", "fb", tree)
+    with pytest.raises(ValueError, match="is not a directory"):
+        db.create_fork("p", "fc", tmp_path / "missing")
+
+
+def test_a_parent_with_open_forks_stays_open_and_cannot_be_deleted(db):
+    parent = db.create_task("p")
+    fork = db.create_fork("p", "f")
+    with pytest.raises(ValueError, match=r"open forks \(f\)"):
+        db.set_status(parent.id, "completed")
+    with pytest.raises(ValueError, match="has forks"):
+        db.delete_task(parent.id)
+    assert db.set_status(parent.id, "paused").status == "paused"  # pausing is fine
+    db.set_status(fork.id, "completed")
+    assert db.set_status(parent.id, "completed").status == "completed"
+    # Its forks' rows still point at it: deleting waits for them.
+    with pytest.raises(ValueError, match="has forks"):
+        db.delete_task(parent.id)
+    db.delete_task(fork.id)
+    db.delete_task(parent.id)
+
+
+def test_a_fork_whose_parent_was_closed_elsewhere_still_knows_its_parent(db):
+    """Another tool closed the parent behind our back: the fork still resolves, names its
+    parent and reads its (kept) files."""
+    parent = db.create_task("p")
+    fork = db.create_fork("p", "f")
+    db.conn.execute("UPDATE tasks SET status = 'completed' WHERE id = ?", (parent.id,))
+    assert db.parent_of(fork).status == "completed"
+    write_session_binding("s1", "f", fork.id, fork.full_path)
+    assert db.find_task_for_cwd("/", "s1") == fork
+
+
+def test_recreating_a_forks_files_keeps_its_fork_line(db):
+    db.create_task("p")
+    fork = db.create_fork("p", "f")
+    shutil.rmtree(fork.directory)
+    db.recreate_task_files(fork)
+    assert fork_of_line(fork.context_file.read_text()) == "p"
+
+
+# -- resolution: worktrees and tied forks ---------------------------------------------
+
+
+def test_a_worktree_resolves_like_its_main_repository(db, repo_with_worktrees):
+    main, wa, wb = repo_with_worktrees
+    parent = db.create_task("p", repo=main)
+    for place in (main, wa, wa / "sub", wb):
+        place.mkdir(exist_ok=True)
+        assert db.find_task_for_cwd(place, None) == parent, place
+
+
+def test_a_fork_tied_to_a_worktree_wins_there_and_only_there(db, repo_with_worktrees):
+    main, wa, wb = repo_with_worktrees
+    parent = db.create_task("p", repo=main)
+    fa = db.create_fork("p", "fa", wa)
+    fb = db.create_fork("p", "fb", wb)
+    (wa / "deep").mkdir()
+    assert db.find_task_for_cwd(main, None) == parent
+    assert db.find_task_for_cwd(wa / "deep", None) == fa
+    assert db.find_task_for_cwd(wb, None) == fb  # nested in main: the deeper tie wins
+    # A closed fork gives its worktree back to the repository's task.
+    db.set_status(fa.id, "completed")
+    assert db.find_task_for_cwd(wa, None) == parent
+
+
+def test_an_untied_fork_does_not_make_its_repository_ambiguous(db, workdir):
+    parent = db.create_task("p", repo=workdir)
+    db.create_fork("p", "f")
+    assert db.find_task_for_cwd(workdir, None) == parent
+
+
+def test_a_fork_tied_to_the_parents_own_directory_wins_there(db, workdir):
+    db.create_task("p", repo=workdir)
+    fork = db.create_fork("p", "f", workdir)
+    assert db.find_task_for_cwd(workdir, None) == fork
+
+
+def test_a_submodule_or_broken_git_file_is_no_worktree(db, tmp_path, workdir):
+    db.create_task("p", repo=workdir)
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    for content in ("gitdir: " + str(workdir / ".git" / "modules" / "x"), "garbage", ""):
+        (odd / ".git").write_text(content)
+        assert db.find_task_for_cwd(odd, None) is None
+
+
+def test_a_session_binding_still_wins_in_a_worktree(db, repo_with_worktrees):
+    main, wa, _ = repo_with_worktrees
+    db.create_task("p", repo=main)
+    db.create_fork("p", "fa", wa)
+    other = db.create_task("other")
+    write_session_binding("s1", "other", other.id, other.full_path)
+    assert db.find_task_for_cwd(wa, "s1") == other
+    assert read_session_binding("s1")["taskId"] == other.id
+
+
+# -- time ------------------------------------------------------------------------------
+
+
+def turn(db, task, sid, pid, start, end):
+    db.record_heartbeat(task.id, sid, None, start, pid)
+    db.record_turn_end(sid, pid, "stop", 0, end)
+
+
+def test_a_parents_time_is_the_union_of_its_own_and_its_forks(db):
+    parent = db.create_task("p")
+    fa = db.create_fork("p", "fa")
+    fb = db.create_fork("p", "fb")
+    base = NOW - 10_000
+    turn(db, fa, "sa", "a1", base, base + 600)  # 10 minutes in fa
+    turn(db, fb, "sb", "b1", base + 300, base + 900)  # 10 minutes in fb, 5 overlapping
+    turn(db, parent, "sp", "p1", base + 5000, base + 5060)  # a minute in the parent alone
+    db.process_heartbeats(now=NOW)
+    assert db.time_split(fa.id, now=NOW).total == 600
+    assert db.time_split(fb.id, now=NOW).total == 600
+    family = db.time_split(parent.id, now=NOW)
+    assert family.total == 900 + 60  # the overlap once, not 1200 + 60
+    assert family.claude == 960
+    # A finished fork's time still counts in its parent.
+    db.set_status(fb.id, "completed")
+    assert db.time_split(parent.id, now=NOW).total == 960
+
+
+def test_a_parents_period_time_clips_its_forks_too(db):
+    parent = db.create_task("p")
+    fork = db.create_fork("p", "f")
+    turn(db, fork, "s", "x", NOW - 400, NOW - 100)
+    db.process_heartbeats(now=NOW)
+    assert db.time_split(parent.id, "week", now=NOW).total == 300
+    assert db.time_split(parent.id, "week", now=NOW + 40 * 86400).total == 0
