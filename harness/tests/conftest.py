@@ -1,7 +1,8 @@
 """Fixtures for the simulator's own tests: an isolated environment and a probe-plugin factory.
 
-``conformance_kit`` (the simulator-vs-CLI observations of ``test_conformance.py``) is importable
-because this directory is put on ``sys.path``: pytest runs with ``--import-mode=importlib``."""
+``conformance_kit`` (the simulator-vs-CLI observations of
+``test_simulator_matches_the_real_cli.py``) is importable because this directory is put on
+``sys.path``: pytest runs with ``--import-mode=importlib``."""
 
 from __future__ import annotations
 

@@ -254,7 +254,8 @@ def test_additional_context_reaches_the_model_without_source(event):
     assert result.model_texts == [f"{event} hook additional context: CTX"]
     record = attachment(result, "hook_additional_context")
     assert (record["content"], record["hookName"]) == (["CTX"], event)
-    # Measured on 2.1.328 (test_conformance): UserPromptSubmit JSON leaves no hook_success.
+    # Measured on 2.1.328 (test_simulator_matches_the_real_cli): UserPromptSubmit JSON
+    # leaves no hook_success.
     if event == "SessionStart":
         assert attachment(result, "hook_success")["content"] == ""
     else:
