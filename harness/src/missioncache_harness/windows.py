@@ -151,7 +151,14 @@ class WindowsPython:
         WHY the warm-up process gets /dev/null: Wine's helper services start with the
         first process and inherit its handles; started under a test's pipes they would
         hold them open and the test would wait for them forever."""
+        import fcntl
+
         self.prefix.mkdir(parents=True, exist_ok=True)
+        with open(self.prefix.with_name("wine-prefix.lock"), "w") as guard:
+            fcntl.flock(guard, fcntl.LOCK_EX)  # parallel workers: one creates the prefix
+            self._start_server()
+
+    def _start_server(self) -> None:
         env = self.wine_env()
         server = Path(self.wine).with_name("wineserver64")
         if not server.exists():
@@ -188,6 +195,25 @@ class WindowsPython:
             cwd=None if cwd is None else os.fspath(cwd),
             timeout=timeout,
             check=False,
+        )
+
+    def popen(
+        self,
+        args: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> subprocess.Popen[str]:
+        """``python.exe ARGS`` left running, all three streams pipes (text, line-buffered
+        by the caller's flushes): for processes that must overlap (lock contention)."""
+        return subprocess.Popen(
+            [self.wine, self.exe, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.wine_env(env),
+            cwd=None if cwd is None else os.fspath(cwd),
         )
 
     def shim(self, folder: Path, name: str = "python") -> Path:
