@@ -67,7 +67,9 @@ def hook_command(script: str) -> str:
     the command, so it holds whoever expands ``${CLAUDE_PLUGIN_ROOT}``) under ``python3 -S``
     on Linux and macOS, and under the first real Python of python3, python, ``py -3`` on
     Windows or wherever python3 is missing. Sourced, not run with ``sh``: no extra process
-    on the hot path, and no ``sh`` needed on PATH. ``-S`` skips ``site``: hooks need only
+    on the hot path, and no ``sh`` needed on PATH; ``command .`` because a bare ``.`` of a
+    missing launcher (mid-update) makes dash exit 2, which blocks, ``|| true`` or not.
+    ``-S`` skips ``site``: hooks need only
     the standard library and the bundled libraries, and a user's site-packages ``.pth``
     files would otherwise run (and could fail) on every prompt. Double quotes keep a
     plugin path with spaces whole. ``|| true`` matters: when the script is missing (the
@@ -76,7 +78,7 @@ def hook_command(script: str) -> str:
     is turned into a harmless exit 0.
     """
     hook = f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"'
-    return f'MISSIONCACHE_HOOK={hook} . "${{CLAUDE_PLUGIN_ROOT}}/hooks/launch.sh" || true'
+    return f'MISSIONCACHE_HOOK={hook} command . "${{CLAUDE_PLUGIN_ROOT}}/hooks/launch.sh" || true'
 
 
 def hooks_json() -> dict:

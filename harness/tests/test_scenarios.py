@@ -231,7 +231,7 @@ def test_compaction_saves_a_snapshot_and_the_digest_comes_back(
     assert comp.instructions == expected
     command = (
         'MISSIONCACHE_HOOK="${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py"'
-        ' . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true'
+        ' command . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true'
     )
     shown = [f"PreCompact [{command}] completed successfully: {expected}"]
     precompact = [t for t in comp.human_texts if t.startswith("PreCompact")]
@@ -360,7 +360,7 @@ def test_fire_session_start_prints_the_routed_result(
     assert lines[0] == "SessionStart: 1 hook(s)"
     assert lines[1] == (
         '[1] MISSIONCACHE_HOOK="${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py"'
-        ' . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true'
+        ' command . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true'
     )
     assert lines[2].strip().startswith("exit 0 in ")
     assert "  model sees: " + BANNER in lines

@@ -1,6 +1,6 @@
 # MissionCache's hook launcher. Each hooks.json command SOURCES it (no new process):
 #   MISSIONCACHE_HOOK="${CLAUDE_PLUGIN_ROOT}/hooks/<script>.py" \
-#     . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true
+#     command . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true
 # and it runs that script under the user's Python, 3.9 or newer.
 #
 # Why sourced, and builtins only: on Linux and macOS the hook then costs what the plain
