@@ -17,8 +17,18 @@
 # same search applies. Claude Code gives CLAUDE_PLUGIN_ROOT with backslashes on
 # Windows; they become slashes (Python and Git Bash both take them).
 # Never `exit`: the caller's `|| true` must still turn any failure into exit 0.
+#
+# The slash commands' lines RUN it instead (not on the hot path, and they pass arguments):
+#   sh "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" "<script>.py" ARGS...
 
-mc_script=${MISSIONCACHE_HOOK:-}
+if [ -n "${MISSIONCACHE_HOOK:-}" ]; then
+  mc_script=$MISSIONCACHE_HOOK
+  unset MISSIONCACHE_HOOK # not for the hook's children (the heartbeat's)
+  set -- # a hook takes no arguments, whatever the calling shell holds
+else
+  mc_script=${1:-}
+  if [ $# -gt 0 ]; then shift; fi
+fi
 case $mc_script in
 *\\*)
   mc_rest=$mc_script
@@ -39,7 +49,7 @@ case $mc_script in
 esac
 
 if [ "${OS:-}" != Windows_NT ] && command -v python3 >/dev/null 2>&1; then
-  python3 -S "$mc_script"
+  python3 -S "$mc_script" "$@"
 else
   mc_python=
   for mc_try in python3 python py; do
@@ -54,7 +64,7 @@ else
     fi
   done
   if [ -n "$mc_python" ]; then
-    "$mc_python" "$mc_flag" -X utf8 -S "$mc_script"
+    "$mc_python" "$mc_flag" -X utf8 -S "$mc_script" "$@"
   else
     echo "MissionCache: no Python 3.9 or newer found (tried python3, python, py -3)" >&2
     false

@@ -1,7 +1,8 @@
 """The shell helper behind ``/missioncache:load``, ``/missioncache:save`` and ``/missioncache:new``.
 
-Each command file runs this script with ``!`python3 "${CLAUDE_PLUGIN_ROOT}/missioncache-pm/
-src/missioncache_pm/slash.py" <command> "$ARGUMENTS"``` before Claude sees the prompt, and
+Each command file runs this script with ``!`sh "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh"
+"${CLAUDE_PLUGIN_ROOT}/missioncache-pm/src/missioncache_pm/slash.py" <command>
+"$ARGUMENTS"``` (the launcher picks the Python) before Claude sees the prompt, and
 its output becomes part of the prompt. Doing the deterministic part here (binding the
 session, reading the files, folding heartbeats) means it happens even when the model would
 forget a step, costs no tool calls or permission prompts (the task files live outside the
@@ -161,10 +162,20 @@ def mcp_notice() -> list[str]:
 
 
 def _fallback_line() -> str:
+    """How Claude updates the files without the MCP server: this script's ``apply``, run
+    through the plugin's launcher (``hooks/launch.sh`` finds a Python where ``python3``
+    is missing or the Store's stub, on Windows), as the command files run it. Forward
+    slashes: Git Bash, where Claude's commands run on Windows, may eat backslashes."""
     script = os.path.abspath(__file__)
+    launcher = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(script)))),
+        "hooks",
+        "launch.sh",
+    )
+    script, launcher = (path.replace(os.sep, "/") for path in (script, launcher))
     return (
         "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
-        f' `python3 "{script}" apply` with options for the same arguments: --context-file'
+        f' `sh "{launcher}" "{script}" apply` with options for the same arguments: --context-file'
         " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
         " --done N (once per item), --new-task TEXT (once per item)."
     )
