@@ -89,7 +89,7 @@ class WinUser:
         """The plugin's ``bin/missioncache`` command line, as a Windows user runs it
         (``py <plugin>\\bin\\missioncache ...``)."""
         done = self.run(to_windows(self.plugin / "bin" / "missioncache"), *args)
-        assert done.rc == 0, done.stderr
+        assert done.rc == 0, (args, done)
         return done
 
     def hook(self, script: str, payload: dict[str, Any]) -> Ran:

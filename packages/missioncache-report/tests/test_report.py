@@ -38,7 +38,7 @@ def work(mc_env, mc_task, mc_make_task):
 def report(mc_plugin, mc_env):
     def run(*args, expect=0):
         env = dict(mc_env.env, PYTHONPATH=str(mc_plugin / "lib"))
-        done = mc_env.run([python3(), "-m", "missioncache_db", "report", *args], env=env)
+        done = mc_env.run([python3(), "-m", "missioncache_cli", "report", *args], env=env)
         assert done.returncode == expect, done.stderr
         assert "Traceback" not in done.stderr
         return done.stdout if expect == 0 else done.stderr
@@ -154,7 +154,7 @@ def test_bad_arguments_are_one_line(report, work):
 
 
 def test_slash_report_entry(mc_plugin, mc_env, work):
-    cmd = [python3(), str(mc_plugin / "statusline" / "command.py"), "slash", "report"]
+    cmd = [python3(), str(mc_plugin / "cli" / "command.py"), "slash", "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_db.model import Task
+    from missioncache_state.ids import SessionId
 
 FOLDER = ".compactions"
 SUFFIX = ".json"
@@ -100,7 +101,11 @@ def folder_for(task: Task) -> str:
 
 
 def record_compaction(
-    task: Task, summary: object, trigger: object, session_id: object, when: float | None = None
+    task: Task,
+    summary: object,
+    trigger: object,
+    session_id: SessionId | None,
+    when: float | None = None,
 ) -> str:
     """Store one compaction of ``task`` and prune old ones; returns the file written.
 
@@ -118,6 +123,7 @@ def record_compaction(
     record = {
         "epoch": epoch,
         "trigger": trigger if trigger in TRIGGERS else "unknown",
+        # The package's edge (PostCompact passes its parsed id; plain strings get parsed).
         "session_id": session_id_or_none(session_id),
         "summary": text,
     }
@@ -207,7 +213,7 @@ def _read(path: str) -> Compaction | None:
     return Compaction(
         float(data["epoch"]),
         trigger if trigger in TRIGGERS else "unknown",
-        session_id_or_none(session_id),
+        session_id_or_none(session_id),  # file boundary: read back from the record
         summary if isinstance(summary, str) else "",
     )
 
