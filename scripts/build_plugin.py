@@ -69,15 +69,22 @@ HOOKS = [
 def hook_command(script: str) -> str:
     """The shell command Claude Code runs for a hook.
 
-    ``-S`` skips ``site``: hooks need only the standard library and the bundled libraries,
-    and a user's site-packages ``.pth`` files would otherwise run (and could fail) on every
-    prompt; skipping them saves milliseconds to tens of milliseconds per hook.
-    Double quotes keep a plugin path with spaces whole. ``|| true`` matters: when the
-    script is missing (the plugin is being replaced by an update) python exits 2, which
-    Claude Code treats as "block the prompt / compaction"; our hooks never block on
-    purpose, so any failure is turned into a harmless exit 0.
+    It sources ``hooks/launch.sh`` (plugin-src), which runs the script (its path given in
+    the command, so it holds whoever expands ``${CLAUDE_PLUGIN_ROOT}``) under ``python3 -S``
+    on Linux and macOS, and under the first real Python of python3, python, ``py -3`` on
+    Windows or wherever python3 is missing. Sourced, not run with ``sh``: no extra process
+    on the hot path, and no ``sh`` needed on PATH; ``command .`` because a bare ``.`` of a
+    missing launcher (mid-update) makes dash exit 2, which blocks, ``|| true`` or not.
+    ``-S`` skips ``site``: hooks need only
+    the standard library and the bundled libraries, and a user's site-packages ``.pth``
+    files would otherwise run (and could fail) on every prompt. Double quotes keep a
+    plugin path with spaces whole. ``|| true`` matters: when the script is missing (the
+    plugin is being replaced by an update) python exits 2, which Claude Code treats as
+    "block the prompt / compaction"; our hooks never block on purpose, so any failure
+    is turned into a harmless exit 0.
     """
-    return f'python3 -S "${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}" || true'
+    hook = f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"'
+    return f'MISSIONCACHE_HOOK={hook} command . "${{CLAUDE_PLUGIN_ROOT}}/hooks/launch.sh" || true'
 
 
 def hooks_json() -> dict:

@@ -229,7 +229,10 @@ def test_compaction_saves_a_snapshot_and_the_digest_comes_back(
         'MissionCache task name "demo-task" and its next steps in the summary.'
     )
     assert comp.instructions == expected
-    command = 'python3 -S "${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py" || true'
+    command = (
+        'MISSIONCACHE_HOOK="${CLAUDE_PLUGIN_ROOT}/hooks/pre_compact.py"'
+        ' command . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true'
+    )
     shown = [f"PreCompact [{command}] completed successfully: {expected}"]
     precompact = [t for t in comp.human_texts if t.startswith("PreCompact")]
     assert precompact == (shown if trigger == "manual" else [])
@@ -378,7 +381,10 @@ def test_fire_session_start_prints_the_routed_result(
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "SessionStart: 1 hook(s)"
-    assert lines[1] == '[1] python3 -S "${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py" || true'
+    assert lines[1] == (
+        '[1] MISSIONCACHE_HOOK="${CLAUDE_PLUGIN_ROOT}/hooks/session_start.py"'
+        ' command . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true'
+    )
     assert lines[2].strip().startswith("exit 0 in ")
     assert "  model sees: " + BANNER in lines
     assert (

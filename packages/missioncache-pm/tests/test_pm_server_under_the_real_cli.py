@@ -280,10 +280,11 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, mc_plugin, tm
     context, tasks = task_dir / "offline-flow-context.md", task_dir / "offline-flow-tasks.md"
     # The helper where Claude Code runs the plugin from: for a local-path marketplace that
     # is the marketplace's own folder (measured), not the copy under plugins/cache.
-    script = re.search(r'FALLBACK: .*?run `python3 "([^"]+)" apply`', created.text).group(1)
-    assert Path(script).is_file()
+    found = re.search(r'FALLBACK: .*?run `sh "([^"]+)" "([^"]+)" apply`', created.text)
+    launcher, script = found.group(1), found.group(2)
+    assert Path(launcher).is_file() and Path(script).is_file()
     command = (
-        f'python3 "{script}" apply --context-file "{context}"'
+        f'sh "{launcher}" "{script}" apply --context-file "{context}"'
         ' --recent-change "Saved without the MCP server" --next-step "Install uv"'
         f' --tasks-file "{tasks}" --new-task "Try the tools"'
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from collections import namedtuple
 
@@ -73,6 +74,10 @@ RESCUE_LIMIT = 1.5  # more time for a save that reached the replaced file to fin
 MAX_EDIT_BYTES = 64 << 20  # a larger file is refused, not read whole into memory (x10)
 HEAD_LIMIT = 1 << 20  # what a hook reads of a file for a digest or a reminder
 _WRITTEN = ".written"  # our last write's signature, in the file's history folder
+# WHY not on Windows: there a file open anywhere, our own descriptor included, cannot be
+# replaced, and an editor holding it open blocks the replace (retried, then reported)
+# instead of writing into a replaced file, so there is nothing to rescue.
+HOLD_ACROSS_REPLACE = sys.platform != "win32"
 
 
 def _signature(info: os.stat_result) -> tuple[int, int, int, int]:
@@ -243,7 +248,10 @@ def _unchanged(target: str, info: os.stat_result, data: bytes) -> bool:
 
 def _written_after(fd: int, info: os.stat_result) -> bool:
     """Whether the replaced file changed after we read it: a save that opened it before
-    our replace and wrote into it after, and so would be lost with it."""
+    our replace and wrote into it after, and so would be lost with it (never on Windows,
+    where no descriptor is held: ``fd`` is -1)."""
+    if fd < 0:
+        return False
     try:
         return _signature(os.fstat(fd)) != _signature(info)
     except OSError:
@@ -336,6 +344,9 @@ def _attempt_update(
     from missioncache_state.history import keep_version
 
     fd, info, data = _snapshot(target)
+    if HOLD_ACROSS_REPLACE is False:
+        os.close(fd)
+        fd = -1
     try:
         wait = _quiet_wait(info, name)
         while wait > 0:
@@ -364,4 +375,5 @@ def _attempt_update(
         _record_written(name, target)
         return UpdateResult(target, True, before, after)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)

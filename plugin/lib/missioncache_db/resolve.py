@@ -122,12 +122,32 @@ def _ancestors(real_cwd: str) -> list[str]:
 def repository_for(conn: sqlite3.Connection, real_cwd: str) -> int | None:
     """The id of the deepest registered repository containing ``real_cwd``."""
     ancestors = _ancestors(real_cwd)
+    if sys.platform == "win32":
+        return _windows_repository_for(conn, ancestors)
     marks = ",".join("?" * len(ancestors))
     row = conn.execute(
         f"SELECT id FROM repositories WHERE path IN ({marks}) ORDER BY length(path) DESC LIMIT 1",
         ancestors,
     ).fetchone()
     return row[0] if row else None
+
+
+def _windows_repository_for(conn: sqlite3.Connection, ancestors: list[str]) -> int | None:
+    """``repository_for`` where paths name the same folder whatever their case and
+    slashes (``C:\\Work\\Repo`` is ``c:/work/repo``): Windows file names are
+    case-insensitive, and a repository stored by an older version, another tool or a
+    path realpath could not resolve (a network share) need not be spelled as the cwd.
+    WHY in Python: SQLite folds only ASCII case and knows nothing of slashes; a user has
+    a handful of repositories, so reading them all costs nothing."""
+    depth_of: dict[str, int] = {}
+    for depth, path in enumerate(ancestors):
+        depth_of.setdefault(os.path.normcase(path), depth)
+    best: tuple[int, int] | None = None
+    for repo_id, stored in conn.execute("SELECT id, path FROM repositories"):
+        found = depth_of.get(os.path.normcase(stored)) if isinstance(stored, str) else None
+        if found is not None and (best is None or found < best[0]):
+            best = (found, int(repo_id))
+    return best[1] if best else None
 
 
 def _active_of(conn: sqlite3.Connection, real_cwd: str) -> list[Task]:

@@ -47,11 +47,24 @@ def slash_helper(plugin_root: str) -> str:
     return os.path.join(plugin_root, "missioncache-pm", "src", "missioncache_pm", "slash.py")
 
 
+def helper_command(script: str) -> str:
+    """How Claude runs the commands' helper ``script``: through the plugin's launcher
+    (``hooks/launch.sh`` finds a Python where ``python3`` is missing or is the Store's stub,
+    on Windows), as the command files run it. Forward slashes: Git Bash, where Claude's
+    commands run on Windows, may eat backslashes."""
+    import os
+
+    plugin = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(script))))
+    launcher = os.path.join(plugin, "hooks", "launch.sh")
+    script, launcher = (path.replace(os.sep, "/") for path in (script, launcher))
+    return f'sh "{launcher}" "{script}"'
+
+
 def fallback_line(script: str) -> str:
     """What Claude runs instead of the two update tools when the ``pm`` server is down."""
     return (
         "FALLBACK: the MCP tools are unavailable in this session; to update the files, run"
-        f' `python3 "{script}" apply` with options for the same arguments: --context-file'
+        f" `{helper_command(script)} apply` with options for the same arguments: --context-file"
         " PATH, --recent-change TEXT, --next-step TEXT (once per step), --tasks-file PATH,"
         " --done N (once per item), --new-task TEXT (once per item), --shared-decision TEXT"
         " (a fork only: a decision for every fork, written to its parent)."

@@ -9,6 +9,7 @@ written through.
 from __future__ import annotations
 
 import os
+import sys
 
 from missioncache_state import json_codec
 
@@ -52,7 +53,7 @@ def atomic_write_bytes(
         if still_valid is not None and not still_valid():
             os.unlink(tmp)
             return False
-        os.replace(tmp, path)
+        replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -60,6 +61,43 @@ def atomic_write_bytes(
             pass
         raise
     return True
+
+
+REPLACE_RETRY_SECONDS = 2.0  # how long a Windows replace waits for another program's handle
+_SHARING_ERRORS = (5, 32)  # ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION
+
+
+def replace(source: str, target: str, *, retry_for: float = REPLACE_RETRY_SECONDS) -> None:
+    """``os.replace(source, target)``, retried for up to ``retry_for`` seconds on Windows
+    while another process holds ``target`` open.
+
+    WHY: Windows refuses to replace a file that any process has open without
+    ``FILE_SHARE_DELETE`` (an editor reading it, an antivirus or indexer scanning it, a
+    hook reading the context file), with "access denied" or a sharing violation. Those
+    handles live milliseconds to a second; giving up at once would turn a busy moment into
+    a lost save. After ``retry_for`` the error is raised (the caller removes its temp file
+    and reports); POSIX never refuses, so the first error there is final."""
+    try:
+        os.replace(source, target)
+        return
+    except PermissionError as error:
+        if sys.platform != "win32" or getattr(error, "winerror", None) not in _SHARING_ERRORS:
+            raise
+    import time
+
+    deadline = time.monotonic() + retry_for
+    delay = 0.005
+    while True:
+        time.sleep(delay)
+        try:
+            os.replace(source, target)
+            return
+        except PermissionError as error:
+            if getattr(error, "winerror", None) not in _SHARING_ERRORS:
+                raise
+            if time.monotonic() >= deadline:
+                raise
+        delay = min(delay * 2, 0.1)
 
 
 def _create_temp(path: str) -> tuple[int, str]:

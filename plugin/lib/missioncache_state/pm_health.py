@@ -20,6 +20,7 @@ answer is "unknown" and nothing is said. See docs/hooks.md ("When the pm server 
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -75,6 +76,8 @@ def claude_pid(start: int | None = None) -> int | None:
     named = os.environ.get(PID_VARIABLE, "")
     if start is None and named.isdigit() and int(named) > 1:
         return int(named)
+    if sys.platform == "win32" or not os.path.isdir("/proc"):
+        return None  # the walk reads /proc (and Windows' getppid needs an API Wine lacks)
     pid = os.getppid() if start is None else start
     for _ in range(_MAX_HOPS):
         found = _stat(pid)
@@ -93,6 +96,8 @@ def alive(pid: Any) -> bool:
     """Whether ``pid`` names a running process (a zombie counts as gone)."""
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
+    if sys.platform == "win32":
+        return True  # os.kill(pid, 0) would END the process there, not probe it
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

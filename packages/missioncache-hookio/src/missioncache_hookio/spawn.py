@@ -6,6 +6,9 @@ process we never wait for. ``os.posix_spawn`` (glibc and macOS implement it with
 does the same job from the ``os`` module that is already loaded. Where it is missing or
 refuses an option, ``subprocess`` is the fallback, with the same guarantees.
 
+On Windows (no ``posix_spawn``) the child is started with ``DETACHED_PROCESS`` and
+``CREATE_NEW_PROCESS_GROUP``: it outlives the hook and its console.
+
 Guarantees either way: stdin, stdout and stderr are ``/dev/null`` and no other inheritable
 descriptor reaches the child (so Claude Code, which waits for its pipes to close, never
 waits for the child), the child runs in a session of its own (a terminal's hangup or
@@ -15,6 +18,7 @@ Ctrl-C does not reach it), in ``cwd``, with exactly ``env``.
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,6 +75,14 @@ def _posix_spawn(argv: list[str], cwd: str, env: dict[str, str]) -> int:
 def _subprocess_spawn(argv: list[str], cwd: str, env: dict[str, str]) -> int:
     import subprocess
 
+    flags = 0  # must be 0 on POSIX
+    if sys.platform == "win32":
+        # Windows has no sessions: the child gets no console (nothing flashes, the
+        # console closing does not end it) and a process group of its own (a Ctrl-C or
+        # Ctrl-Break sent to the hook's group does not reach it).
+        flags = getattr(subprocess, "DETACHED_PROCESS", 0x8) | getattr(
+            subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200
+        )
     child = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -79,6 +91,7 @@ def _subprocess_spawn(argv: list[str], cwd: str, env: dict[str, str]) -> int:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         close_fds=True,
-        start_new_session=True,  # POSIX only; ignored elsewhere
+        start_new_session=True,  # POSIX only; ignored on Windows
+        creationflags=flags,
     )
     return child.pid

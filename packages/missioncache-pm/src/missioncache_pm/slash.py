@@ -1,7 +1,8 @@
 """The shell helper behind ``/missioncache:load``, ``/missioncache:save`` and ``/missioncache:new``.
 
-Each command file runs this script with ``!`python3 "${CLAUDE_PLUGIN_ROOT}/missioncache-pm/
-src/missioncache_pm/slash.py" <command> "$ARGUMENTS"``` before Claude sees the prompt, and
+Each command file runs this script with ``!`sh "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh"
+"${CLAUDE_PLUGIN_ROOT}/missioncache-pm/src/missioncache_pm/slash.py" <command>
+"$ARGUMENTS"``` (the launcher picks the Python) before Claude sees the prompt, and
 its output becomes part of the prompt. Doing the deterministic part here (binding the
 session, reading the files, folding heartbeats) means it happens even when the model would
 forget a step, costs no tool calls or permission prompts (the task files live outside the
@@ -248,10 +249,13 @@ def cmd_save(words: list[str]) -> list[str]:
         facts = taskinfo.task_lines(db, task)  # folds pending heartbeats into sessions first
         facts += forkinfo.parent_lines(db, task)
         parent = db.parent_of(task)
+    from missioncache_hookio.guide import helper_command
+
     notice = mcp_notice()
     if not notice:  # the server looked fine; Claude may still find its tools gone
         notice = [
-            f'Helper, should the tools be unavailable: `python3 "{os.path.abspath(__file__)}"`'
+            "Helper, should the tools be unavailable:"
+            f" `{helper_command(os.path.abspath(__file__))}`"
         ]
     out = [f"MISSIONCACHE: saving task {task.name}.", *facts, "", *notice]
     if parent is not None:

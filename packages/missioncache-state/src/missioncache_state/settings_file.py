@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 import time
 
 TYPE_CHECKING = False
@@ -256,6 +257,11 @@ def edit_settings(
     target = os.path.realpath(path)
     for _attempt in range(ATTEMPTS):
         fd, info, snapshot = _settled(path, target)
+        if fd is not None and sys.platform == "win32":
+            # Windows refuses to replace a file that is open, ours included; a writer that
+            # holds it open blocks our replace instead (retried), so no late save is missed.
+            os.close(fd)
+            fd = None
         try:
             change = transform(snapshot)
             if change is None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from missioncache_state.atomic import atomic_write_bytes, read_json_object, remove_file
 from missioncache_state.locations import claude_dir, state_dir
@@ -59,13 +60,28 @@ def record_path() -> str:
 
 
 def command_for(launcher: str) -> str:
-    """The settings.json command: ``python3 -S`` like the hooks, path in double quotes."""
-    return f'python3 -S "{launcher}"'
+    """The settings.json command: ``python3 -S`` like the hooks, path in double quotes.
+
+    On Windows ``python3`` is often the Microsoft Store's stub (or missing), so the
+    command names the interpreter running this install, which is known to work, in
+    UTF-8 mode, with forward slashes: Git Bash (where Claude Code runs commands) and
+    cmd.exe both take them, while a backslash can be eaten by bash."""
+    if sys.platform != "win32":
+        return f'python3 -S "{launcher}"'
+    python, script = (path.replace("\\", "/") for path in (sys.executable, launcher))
+    return f'"{python}" -X utf8 -S "{script}"'
 
 
 def is_ours(status_line: object) -> bool:
+    """Whether the status line is the one install wrote. On Windows by its launcher:
+    the interpreter named in it may since have moved (a Python upgrade)."""
     command = status_line.get("command") if isinstance(status_line, dict) else None
-    return isinstance(command, str) and command == command_for(launcher_path())
+    if not isinstance(command, str):
+        return False
+    ours = command_for(launcher_path())
+    if sys.platform == "win32":
+        return command.endswith(ours[ours.index(' -X utf8 -S "') :])
+    return command == ours
 
 
 def find_plugin_root(start: str | None = None) -> str:
