@@ -33,6 +33,7 @@ LIBRARIES = {
     "missioncache-hookio": "missioncache_hookio",
     "missioncache-statusline": "missioncache_statusline",
     "missioncache-report": "missioncache_report",
+    "missioncache-sync": "missioncache_sync",
 }
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is

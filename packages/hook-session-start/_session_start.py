@@ -206,6 +206,10 @@ def report(task, db, ident, source) -> None:
 
     lost_summary = take_summary_note()
     message += f"; {lost_summary}" if lost_summary else ""
+    from missioncache_sync.hooks import take_notice
+
+    synced = take_notice()  # the remote unreachable, a conflict kept: told once
+    message += f"; {synced}" if synced else ""
     context = fit(parts, CONTEXT_BUDGET)
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 
@@ -228,6 +232,9 @@ def main() -> None:
             record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
+    from missioncache_sync.hooks import start_auto
+
+    start_auto("start")  # a detached pull (docs/sync.md): this hook never waits for it
     from missioncache_db import open_if_set_up
 
     try:

@@ -60,6 +60,9 @@ def main() -> None:
     if payload is None or not well_typed(payload):
         return
     record_end(payload)
+    from missioncache_sync.hooks import start_auto
+
+    start_auto("stop")  # one stat when sync is off; a detached, debounced push when on
     if payload.get("stop_hook_active"):
         return
     ident = identity(payload)

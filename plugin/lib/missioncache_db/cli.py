@@ -128,6 +128,8 @@ def _prog() -> str:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from missioncache_db import doctor
 
+    if args.rebuild:
+        doctor.rebuild_database()
     return doctor.run(self_command())
 
 
@@ -202,7 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
     status = add("status", cmd_status, "change a task's status")
     status.add_argument("name")
     status.add_argument("status", choices=STATUSES)
-    add("doctor", cmd_doctor, "check the database, spool, task folders, bindings, settings")
+    doctor = add(
+        "doctor", cmd_doctor, "check the database, spool, task folders, bindings, settings"
+    )
+    doctor.add_argument(
+        "--rebuild", action="store_true", help="rebuild tasks.db from every machine's event log"
+    )
     close = add("close", cmd_close, "stop tracking a task (files and time are kept)")
     close.add_argument("name")
     close.add_argument("--status", choices=("completed", "archived"), default="completed")
@@ -211,10 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_db import cli_report, cli_statusline
+    from missioncache_db import cli_report, cli_statusline, cli_sync
 
     cli_report.register(add)
     cli_statusline.register(add)
+    cli_sync.register(add)
     return parser
 
 
