@@ -215,7 +215,7 @@ def report(task, db, ident, source) -> None:
 
 
 def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+    from missioncache_hookio.payload import identity, read_payload, well_typed
 
     try:
         remove_legacy_rules()
@@ -232,10 +232,18 @@ def main() -> None:
             record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
-    from missioncache_sync.hooks import start_auto
+    try:
+        respond(ident, payload)
+    finally:  # after the answer is out: the pull never competes with it (docs/sync.md)
+        from missioncache_sync.hooks import start_auto
 
-    start_auto("start")  # a detached pull (docs/sync.md): this hook never waits for it
+        start_auto("start")  # detached; this hook never waits for it
+
+
+def respond(ident, payload) -> None:
+    """Track the session's task and say so, or warn about a broken database."""
     from missioncache_db import open_if_set_up
+    from missioncache_hookio.payload import text_field
 
     try:
         db = open_if_set_up(BUSY_TIMEOUT)

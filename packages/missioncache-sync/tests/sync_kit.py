@@ -46,6 +46,14 @@ class Machine:
     def time(self, task: str) -> str:
         return self.cli("time", task).stdout.strip()
 
+    def session_start(self, cwd: Path, session: str = "s-start") -> str:
+        """Fire the built plugin's SessionStart in ``cwd``; the human's one line."""
+        payload = {"session_id": session, "hook_event_name": "SessionStart", "cwd": str(cwd)}
+        argv = [python3(), str(self.plugin / "hooks" / "session_start.py")]
+        done = self.env.run(argv, input=json.dumps(payload), cwd=str(cwd))
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["systemMessage"]
+
     def file(self, task: str, suffix: str = "context.md") -> Path:
         return self.root / "active" / task / f"{task}-{suffix}"
 

@@ -58,7 +58,7 @@ def test_context_edits_in_different_sections_both_survive(pair):
         assert "<<<<<<<" not in merged
 
 
-def test_same_line_edited_on_both_keeps_both_and_says_so(pair):
+def test_same_line_edited_on_both_keeps_both_and_says_so(pair, tmp_path):
     a, b, _ = pair
     for machine, words in ((a, "A's plan"), (b, "B's plan")):
         path = machine.file("demo")
@@ -75,6 +75,9 @@ def test_same_line_edited_on_both_keeps_both_and_says_so(pair):
         doctor = machine.cli("doctor", ok=False)
         assert "demo-context.md holds both versions" in doctor.stdout
         assert doctor.returncode == 1
+    told = b.session_start(tmp_path / "project")
+    assert "demo-context.md has both versions of a conflicting edit" in told
+    assert "has both versions" not in b.session_start(tmp_path / "project")  # once
 
 
 def test_offline_turns_are_kept_and_reach_the_other_machine_later(pair, tmp_path):

@@ -15,7 +15,7 @@ from missioncache_db.cli_common import UserError
 
 def cmd_sync(args: argparse.Namespace) -> int:
     from missioncache_state.lock import LockTimeout
-    from missioncache_sync import sync
+    from missioncache_sync import paths, sync
 
     try:
         if args.action == "setup":
@@ -30,7 +30,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
         else:
             if args.url:
                 raise UserError(f"unexpected argument {args.url!r}")
-            outcome = sync.sync()
+            if not paths.is_set_up():  # a file-sync engine carries the logs, or nothing
+                outcome = sync.exchange_local()
+                print("no git remote set up here (`sync setup GIT_URL`): logs exchanged locally")
+            else:
+                outcome = sync.sync()
     except sync.SyncError as error:
         raise UserError(str(error)) from None
     except LockTimeout:

@@ -22,7 +22,8 @@ def auto(reason: str) -> int:
     try:
         from missioncache_sync.sync import sync
 
-        sync(START_TIMEOUT if reason == "start" else PUSH_TIMEOUT, lock_timeout=0)
+        start = reason == "start"
+        sync(START_TIMEOUT if start else PUSH_TIMEOUT, lock_timeout=0, quiet=start)
     except Exception:
         pass  # busy (another sync), not set up, a broken database: the notice or doctor says
     return 0

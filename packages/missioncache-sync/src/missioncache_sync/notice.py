@@ -61,7 +61,9 @@ def record(outcome: Outcome) -> None:
     told = status.get("told_conflicts")
     told = [p for p in told if isinstance(p, str)] if isinstance(told, list) else []
     lines = []
-    if outcome.offline and not status.get("told_offline"):
+    told_offline = bool(outcome.offline) and bool(status.get("told_offline"))
+    if outcome.offline and not told_offline and not outcome.quiet:
+        told_offline = True
         lines.append(
             f"sync: the remote was not reached ({outcome.offline[:200]}); your time and notes"
             " are kept here and go with the next sync"
@@ -81,7 +83,7 @@ def record(outcome: Outcome) -> None:
             "at": time.time(),
             "ok": outcome.offline is None,
             "error": outcome.offline,
-            "told_offline": bool(outcome.offline),
+            "told_offline": told_offline,
             "told_conflicts": current,
             "exported": outcome.exported,
             "imported": outcome.imported,

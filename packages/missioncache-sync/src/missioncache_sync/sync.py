@@ -51,6 +51,23 @@ GITIGNORE = """\
 """
 
 
+# What a file-sync engine (Syncthing, Dropbox, iCloud Drive) must leave out of the data
+# root: machine-local files, each written by this machine alone or a cache of the logs.
+# docs/sync.md gives it as each engine's ignore rule; the tests copy data roots by it.
+FILE_SYNC_IGNORE = (
+    "tasks.db",
+    "tasks.db-wal",
+    "tasks.db-shm",
+    "tasks.db.*",
+    "machine-id",
+    "spool",
+    "sync",
+    ".git",
+    "*.lock",
+    "*.tmp",
+)
+
+
 class SyncError(Exception):
     """Sync cannot run here (not set up, a foreign git repository): the user must act."""
 
@@ -63,6 +80,7 @@ class Outcome:
         self.imported = 0
         self.pushed = False
         self.offline: str | None = None  # why the remote could not be reached, or refused
+        self.quiet = False  # only out of time at a session's start: not worth telling yet
         self.conflicts: list[str] = []  # files merged with both versions kept, this sync
 
     def lines(self) -> list[str]:
@@ -144,9 +162,12 @@ def _write_gitignore(root: str) -> None:
 
 
 # -- one sync ----------------------------------------------------------------------------
-def sync(network_timeout: float = NETWORK_TIMEOUT, lock_timeout: float = 30.0) -> Outcome:
+def sync(
+    network_timeout: float = NETWORK_TIMEOUT, lock_timeout: float = 30.0, quiet: bool = False
+) -> Outcome:
     """One full sync (module docstring). Raises SyncError when not set up, LockTimeout
-    when another sync holds the lock past ``lock_timeout``."""
+    when another sync holds the lock past ``lock_timeout``. ``quiet``: a remote that only
+    ran out of the (short) time is not told to the human; a slow link is no outage."""
     from missioncache_state.lock import FileLock
 
     read_config()
@@ -158,11 +179,21 @@ def sync(network_timeout: float = NETWORK_TIMEOUT, lock_timeout: float = 30.0) -
             _exchange(outcome, network_timeout)
         except GitError as error:
             outcome.offline = str(error)
+            outcome.quiet = quiet and error.timed_out
         outcome.imported = _import()
         from missioncache_sync.notice import record
 
         record(outcome)
         return outcome
+
+
+def exchange_local() -> Outcome:
+    """Without a git remote: export this machine's events and import the logs another
+    engine (Syncthing, Dropbox, iCloud Drive) brought into the data root (docs/sync.md)."""
+    outcome = Outcome()
+    outcome.exported = _export()
+    outcome.imported = _import()
+    return outcome
 
 
 def _export() -> int:
