@@ -16,6 +16,7 @@ from missioncache_db.cli_common import UserError
 def cmd_sync(args: argparse.Namespace) -> int:
     from missioncache_state.lock import LockTimeout
     from missioncache_sync import paths, sync
+    from missioncache_sync.git import GitError
 
     try:
         if args.action == "setup":
@@ -35,13 +36,22 @@ def cmd_sync(args: argparse.Namespace) -> int:
                 print("no git remote set up here (`sync setup GIT_URL`): logs exchanged locally")
             else:
                 outcome = sync.sync()
-    except sync.SyncError as error:
+    except (sync.SyncError, GitError) as error:
         raise UserError(str(error)) from None
     except LockTimeout:
         raise UserError("another sync is running; try again in a moment") from None
     for line in outcome.lines():
         print(line)
     return 0
+
+
+def refresh() -> None:
+    """The other machines' latest first, when the sync package is here (``time``)."""
+    try:
+        from missioncache_sync.sync import refresh as pull
+    except ImportError:  # the database's own tests run without the sync package
+        return
+    pull()
 
 
 def _status() -> int:

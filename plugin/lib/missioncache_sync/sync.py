@@ -121,6 +121,8 @@ def setup(url: str, name: str | None = None) -> Outcome:
     url = url.strip()
     if not url or url.startswith("-") or "\n" in url:
         raise SyncError(f"not a git URL: {url!r}")
+    if "://" not in url and os.path.exists(url):
+        url = os.path.abspath(url)  # git runs in the data root: a relative path would move
     root = data_root()
     os.makedirs(root, exist_ok=True)
     mid = machine_id()
@@ -185,6 +187,19 @@ def sync(
 
         record(outcome)
         return outcome
+
+
+def refresh(network_timeout: float = 1.5) -> None:
+    """Bring the other machines' latest before figures are shown (``missioncache time``):
+    a quick sync when sync is set up, else the logs a file-sync engine brought. Never
+    raises; offline, the figures are what is here."""
+    try:
+        if paths.is_set_up():
+            sync(network_timeout, lock_timeout=2.0, quiet=True)
+        elif os.path.isdir(os.path.join(data_root(), "events")):
+            exchange_local()
+    except Exception:
+        pass
 
 
 def exchange_local() -> Outcome:

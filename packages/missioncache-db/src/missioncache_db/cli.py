@@ -65,6 +65,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_time(args: argparse.Namespace) -> int:
+    from missioncache_db.cli_sync import refresh
+
+    refresh()  # with sync set up: the other machines' time too (docs/sync.md)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
         try:
