@@ -103,3 +103,25 @@ def test_rebuild_gives_the_same_figures(pair):
     assert "rebuilt from the event logs (1 task(s)" in said
     assert b.time("demo") == before
     assert (b.root / "tasks.db.before-rebuild").is_file()
+
+
+def test_sessions_on_b_in_its_own_clone_count_for_the_task(pair, tmp_path):
+    """B's copy of the project lives at another path (same folder name, no git remote):
+    B's real hooks track it as the task A created."""
+    from missioncache_harness import Session, Text
+
+    a, b, _ = pair
+    clone = tmp_path / "B" / "src" / "project"
+    clone.mkdir(parents=True)
+    session = Session(b.plugin, clone, env=b.env.env)
+    started = session.start()
+    assert any("tracking demo" in text for text in started.routed.human_texts)
+    session.prompt("carry on", reply=[Text("done")])
+    session.end()
+    b.cli("sync")
+    a.cli("sync")
+    assert b.cli("list").stdout.split()[-1] == str(clone)  # B's own path, remembered
+    assert a.cli("list").stdout.split()[-1] == str(tmp_path / "project")  # A's stays
+    events = (a.root / "events").glob("*/*.jsonl")
+    prompts = [line for path in events for line in path.read_text().splitlines()]
+    assert sum('"type":"heartbeat"' in line for line in prompts) == 1  # B's prompt, on A

@@ -35,7 +35,7 @@ import time
 
 from missioncache_db.model import STATUSES, is_contained, is_valid_name
 from missioncache_db.schema import write_transaction
-from missioncache_db.tasks import ensure_repository, stamp_worked_on
+from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps, loads
@@ -325,15 +325,18 @@ def import_events(
 
 
 def _local_repo(conn: sqlite3.Connection, repo: object) -> int | None:
-    """This machine's repository for a task event's: the same path when it exists here,
-    else the registered repository with the same git remote, else the foreign path kept
-    as it is (``resolve`` matches it by remote or name when a session starts)."""
+    """This machine's repository for a task event's: one registered here with the same
+    path or git remote, else the other machine's path, marked ``elsewhere``: a session
+    starting there resolves it by path; one starting in a folder with the same remote (or
+    name) adopts it (``resolve``). A path that exists here is no proof it is the same
+    repository: two HOMEs on one disk each have their own clone."""
     if not isinstance(repo, dict) or not isinstance(repo.get("path"), str):
         return None
     path, remote = repo["path"], repo.get("remote")
     remote = remote if isinstance(remote, str) and remote else None
-    if os.path.isabs(path) and os.path.isdir(path):
-        return ensure_repository(conn, os.path.realpath(path), remote)
+    row = conn.execute("SELECT id FROM repositories WHERE path = ?", (path,)).fetchone()
+    if row:
+        return int(row[0])
     if remote:
         row = conn.execute(
             "SELECT id FROM repositories WHERE remote = ? ORDER BY id LIMIT 1", (remote,)
