@@ -75,23 +75,32 @@ def machine_id() -> str:
     machine's log folder and is never synced: a copied data root must not make two
     machines write one log (docs/sync.md, the ignore rule)."""
     path = os.path.join(data_root(), MACHINE_ID_FILE)
-    try:
-        with open(path, encoding="ascii") as handle:
-            found = handle.read(100).strip()
-        if is_machine_id(found):
-            return found
-    except (OSError, UnicodeDecodeError):
-        pass
+    found = _read_id(path)
+    if found:
+        return found
     os.makedirs(data_root(), exist_ok=True)
     new = os.urandom(8).hex()
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:  # another process made it first, or it is unreadable: ours wins
-        os.replace(_write_temp(path, new), path)
+    except FileExistsError:
+        time.sleep(0.05)  # another process is creating it: its id is the machine's
+        found = _read_id(path)
+        if found:
+            return found
+        os.replace(_write_temp(path, new), path)  # damaged: a new id (a new log folder)
         return new
     with os.fdopen(fd, "w", encoding="ascii") as handle:
         handle.write(new + "\n")
     return new
+
+
+def _read_id(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii") as handle:
+            found = handle.read(100).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found if is_machine_id(found) else None
 
 
 def _write_temp(path: str, text: str) -> str:

@@ -305,6 +305,8 @@ def check_sync() -> list[Finding]:
                 "check the network or the remote, then run `missioncache sync`",
             )
         )
+    if not status:
+        return findings or [Finding("ok", "sync", "set up; no sync has run yet")]
     return findings or [Finding("ok", "sync", "the last sync reached the remote; no conflicts")]
 
 
