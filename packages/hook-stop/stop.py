@@ -26,8 +26,14 @@ if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
 
 BUSY_TIMEOUT = 1.0  # seconds; a read, and the budget is 10
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def running_background_tasks(payload) -> int:
+    from missioncache_state.ids import SessionId
+
+
+def running_background_tasks(payload: dict[str, Any]) -> int:
     """How many of the turn's background tasks (subagents) are still running: Claude's
     work goes on after this Stop until they report back (docs/time.md)."""
     tasks = payload.get("background_tasks")
@@ -36,16 +42,17 @@ def running_background_tasks(payload) -> int:
     return sum(1 for t in tasks if isinstance(t, dict) and t.get("status") == "running")
 
 
-def record_end(payload) -> None:
+def record_end(payload: dict[str, Any], session_id: SessionId | None) -> None:
     """Spool the end of this turn first (no SQLite, no task lookup): the time model's
     turn end, recorded even when the reminder below has nothing to say. Also after a
     continued turn (``stop_hook_active``): the later end is the real one."""
     from missioncache_db.turn_end import record_turn_end
+    from missioncache_state.ids import prompt_id_or_none
 
     try:
         record_turn_end(
-            payload.get("session_id"),
-            payload.get("prompt_id"),
+            session_id,
+            prompt_id_or_none(payload.get("prompt_id")),  # the entry: parsed once, here
             "stop",
             running_background_tasks(payload),
         )
@@ -59,13 +66,13 @@ def main() -> None:
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
-    record_end(payload)
+    ident = identity(payload)
+    record_end(payload, ident.session_id)
     from missioncache_sync.hooks import start_auto
 
     start_auto("stop")  # one stat when sync is off; a detached, debounced push when on
     if payload.get("stop_hook_active"):
         return
-    ident = identity(payload)
     if not ident.transcript_path:
         return
     from missioncache_transcript import find_edits

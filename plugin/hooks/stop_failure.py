@@ -31,8 +31,11 @@ def main() -> None:
     if payload is None or not well_typed(payload):
         return
     from missioncache_db.turn_end import record_turn_end
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 
-    record_turn_end(payload.get("session_id"), payload.get("prompt_id"), "failure")
+    # The entry: the ids are parsed once, here.
+    sid = session_id_or_none(payload.get("session_id"))
+    record_turn_end(sid, prompt_id_or_none(payload.get("prompt_id")), "failure")
 
 
 if __name__ == "__main__":

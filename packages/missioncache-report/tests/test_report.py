@@ -38,7 +38,7 @@ def work(mc_env, mc_task, mc_make_task):
 def report(mc_plugin, mc_env):
     def run(*args, expect=0):
         env = dict(mc_env.env, PYTHONPATH=str(mc_plugin / "lib"))
-        done = mc_env.run([python3(), "-m", "missioncache_db", "report", *args], env=env)
+        done = mc_env.run([python3(), "-m", "missioncache_cli", "report", *args], env=env)
         assert done.returncode == expect, done.stderr
         assert "Traceback" not in done.stderr
         return done.stdout if expect == 0 else done.stderr
@@ -154,7 +154,7 @@ def test_bad_arguments_are_one_line(report, work):
 
 
 def test_slash_report_entry(mc_plugin, mc_env, work):
-    cmd = [python3(), str(mc_plugin / "statusline" / "command.py"), "slash", "report"]
+    cmd = [python3(), str(mc_plugin / "cli" / "command.py"), "slash", "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])
@@ -257,3 +257,57 @@ def test_subtasks_sharing_a_name_are_told_apart_and_not_added_together(
     today = time.strftime("%Y-%m-%d")
     assert f"<title>{today} a/same: 30m</title>" in page
     assert f"<title>{today} b/same: 45m</title>" in page
+
+
+def _rename(mc_env, task_id: int, shown: str) -> None:
+    """A task name MissionCache would never accept, as another tool (or a shared or
+    hand-edited tasks.db) may leave it: the report shows ``full_path``'s name part."""
+    import sqlite3
+
+    with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+        conn.execute("UPDATE tasks SET full_path = ? WHERE id = ?", (f"active/{shown}", task_id))
+
+
+FORMULAS = ["=cmd|'calc'!A0", "=1+2", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx", " =1+1"]
+
+
+@pytest.mark.parametrize("name", FORMULAS)
+def test_a_csv_cell_never_starts_a_formula(report, work, mc_env, name):
+    """Issue 20, defect 8 (OWASP CSV injection): a task name starting with =, +, -, @, a
+    tab or CR was written raw, and a spreadsheet opening the timesheet ran it."""
+    task, _other = work
+    _rename(mc_env, task.id, name)
+    rows = list(csv.DictReader(io.StringIO(report("--format", "csv"))))
+    mine = [r for r in rows if r["task"] not in ("other",)]
+    assert mine
+    for row in mine:
+        assert row["task"].lstrip(" ")[:1] not in "=+-@\t\r\n"
+        if name.isprintable():
+            assert row["task"] == "'" + name  # the OWASP guard: shown as text, never run
+        else:  # a tab or CR is shown escaped (a CR would also end the row)
+            assert row["task"] == name.replace("\t", "<U+0009>").replace("\r", "<U+000D>")
+    assert all(r["seconds"].isdigit() for r in rows)  # figures stay numbers
+
+
+BIDI = ["\u202e", "\u202d", "\u202a", "\u202b", "\u202c", "\u2066", "\u2067", "\u2068", "\u2069"]
+
+
+@pytest.mark.parametrize("char", BIDI)
+def test_a_bidi_override_in_a_name_cannot_reorder_a_line(report, work, mc_env, char):
+    """Issue 20, defect 9: U+202E in a task name reversed the rest of a text or CSV line
+    when displayed, so a timesheet line could be shown spoofed. It is shown escaped."""
+    task, _other = work
+    _rename(mc_env, task.id, f"abc{char}9h 99")
+    shown = f"abc<U+{ord(char):04X}>9h 99"
+    text = report("--period", "week")
+    csv_out = report("--format", "csv")
+    assert char not in text and char not in csv_out
+    assert shown in text
+    assert any(r["task"] == shown for r in csv.DictReader(io.StringIO(csv_out)))
+
+
+def test_control_characters_in_a_name_do_not_reach_the_terminal(report, work, mc_env):
+    task, _other = work
+    _rename(mc_env, task.id, "a\x1b[31mred\nline")
+    text = report("--period", "week")
+    assert "\x1b" not in text and "a<U+001B>[31mred<U+000A>line" in text

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict
 
 from missioncache_db.durations import format_duration
+from missioncache_report.cells import csv_rows, text_cell
 from missioncache_report.columns import columns, totals
 from missioncache_report.data import Report
 
@@ -35,7 +34,7 @@ def covered(report: Report) -> str:
 
 def text(report: Report) -> str:
     """Aligned columns for a terminal or Claude Code's transcript."""
-    lines = [f"MissionCache time report ({covered(report)})", ""]
+    lines = [text_cell(f"MissionCache time report ({covered(report)})"), ""]
     if not report.tasks:
         return "\n".join([*lines, "No time recorded in this period.", ""])
     shown = columns(report)
@@ -62,13 +61,16 @@ def text(report: Report) -> str:
 
 def _table(header: list, rows: list, total: list | None = None, left: int = 1) -> list:
     """Left-aligned text in the first ``left`` columns, right-aligned figures after."""
+    # Every cell through cells.text_cell: a name's bidi override or ESC cannot reorder or
+    # restyle the line (and the widths are of what is shown).
+    header, rows = [text_cell(c) for c in header], [[text_cell(c) for c in r] for r in rows]
+    total = [text_cell(c) for c in total] if total else None
     every = [header, *rows] + ([total] if total else [])
     widths = [max(len(str(r[i])) for r in every) for i in range(len(header))]
 
     def fmt(row: list) -> str:
         cells = [
-            str(c).ljust(w) if i < left else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
         ]
         return "  ".join(cells).rstrip()
 
@@ -94,26 +96,24 @@ CSV_HEADER = [
 
 def csv_text(report: Report) -> str:
     """One row per task per day, ready for a timesheet: decimal hours to two places
-    (what an invoice line takes) beside the exact seconds."""
+    (what an invoice line takes) beside the exact seconds. Every cell goes through
+    ``cells.csv_cell``: a task name can neither run as a formula nor reorder the line."""
     status = {t.name: t.status for t in report.tasks}
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
-    for d in report.days:
-        writer.writerow(
-            [
-                d.day,
-                d.task,
-                status.get(d.task, ""),
-                d.seconds,
-                f"{d.seconds / 3600:.2f}",
-                format_duration(d.seconds),
-                d.claude,
-                d.you,
-                d.sessions,
-            ]
-        )
-    return out.getvalue()
+    rows = (
+        [
+            d.day,
+            d.task,
+            status.get(d.task, ""),
+            d.seconds,
+            f"{d.seconds / 3600:.2f}",
+            format_duration(d.seconds),
+            d.claude,
+            d.you,
+            d.sessions,
+        ]
+        for d in report.days
+    )
+    return csv_rows(CSV_HEADER, rows)
 
 
 def json_text(report: Report) -> str:
