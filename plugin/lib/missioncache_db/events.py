@@ -37,7 +37,7 @@ from missioncache_db.model import STATUSES, is_contained, is_valid_name
 from missioncache_db.schema import write_transaction
 from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text
-from missioncache_state.ids import session_id_or_none
+from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps, loads
 from missioncache_state.locations import data_root
 from missioncache_state.sqlite import sqlite3
@@ -471,7 +471,7 @@ def _import_heartbeat(state: _Import, event: dict) -> bool:
         (
             uid, task, text, epoch, session_id_or_none(event.get("session")),
             None if context is None else dumps(context, sort_keys=True),
-            session_id_or_none(event.get("prompt")),
+            prompt_id_or_none(event.get("prompt")),
             "synthetic" if event.get("kind") == "synthetic" else None,
         ),
     )  # fmt: skip
@@ -481,7 +481,7 @@ def _import_heartbeat(state: _Import, event: dict) -> bool:
 
 
 def _import_turn_end(state: _Import, event: dict) -> bool:
-    uid, prompt, background = event.get("id"), session_id_or_none(event.get("prompt")), 0
+    uid, prompt, background = event.get("id"), prompt_id_or_none(event.get("prompt")), 0
     if isinstance(event.get("background"), int) and not isinstance(event["background"], bool):
         background = max(0, min(event["background"], 1000))
     if not _is_uid(uid) or prompt is None:
