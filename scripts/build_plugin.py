@@ -34,6 +34,7 @@ LIBRARIES = {
     "missioncache-hookio": "missioncache_hookio",
     "missioncache-statusline": "missioncache_statusline",
     "missioncache-report": "missioncache_report",
+    "missioncache-sync": "missioncache_sync",
     "missioncache-cli": "missioncache_cli",
 }
 

@@ -105,6 +105,14 @@ def describe(error: BaseException) -> str:
     return " ".join(f"{type(error).__name__}: {error}".split())[:300]
 
 
+def start_sync() -> None:
+    """The snapshot just saved goes to the person's other machines: a detached, debounced
+    sync when sync is set up (docs/sync.md); never waited for."""
+    from missioncache_sync.hooks import start_auto
+
+    start_auto("precompact")
+
+
 def main() -> None:
     from missioncache_hookio.output import emit
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
@@ -142,6 +150,7 @@ def main() -> None:
         record_failure(
             task.name, task.id, "; ".join(errors), ident.session_id, format_when(), diverted
         )
+    start_sync()
     keep = f'keep the MissionCache task name "{task.name}" and its next steps in the summary.'
     if diverted:
         emit(f"MissionCache saved a pre-compaction snapshot to {saved} ({errors[0]}); {keep}")

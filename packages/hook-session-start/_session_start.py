@@ -22,6 +22,7 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from missioncache_db import Task, TaskDB
     from missioncache_db.compactions import Compaction
@@ -339,6 +340,10 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
 
     lost_summary = take_summary_note()
     message += f"; {lost_summary}" if lost_summary else ""
+    from missioncache_sync.hooks import take_notice
+
+    synced = take_notice()  # the remote unreachable, a conflict kept: told once
+    message += f"; {synced}" if synced else ""
     context = fit(parts, CONTEXT_BUDGET)
     if SUMMARY_HEADING in context:  # the human should know what Claude was handed
         message += " · last compaction's summary included"
@@ -346,7 +351,7 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
 
 
 def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+    from missioncache_hookio.payload import identity, read_payload, well_typed
 
     try:
         remove_legacy_rules()
@@ -363,7 +368,18 @@ def main() -> None:
             record_terminal_session(os.environ, ident.session_id)
         except Exception:
             pass  # the statusline map is a convenience; never fail the session over it
+    try:
+        respond(ident, payload)
+    finally:  # after the answer is out: the pull never competes with it (docs/sync.md)
+        from missioncache_sync.hooks import start_auto
+
+        start_auto("start")  # detached; this hook never waits for it
+
+
+def respond(ident: Identity, payload: dict[str, Any]) -> None:
+    """Track the session's task and say so, or warn about a broken database."""
     from missioncache_db import open_if_set_up
+    from missioncache_hookio.payload import text_field
 
     try:
         db = open_if_set_up(BUSY_TIMEOUT)

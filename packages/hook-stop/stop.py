@@ -93,6 +93,9 @@ def main() -> None:
         return
     ident = identity(payload)
     record_end(payload, ident.session_id)
+    from missioncache_sync.hooks import start_auto
+
+    start_auto("stop")  # one stat when sync is off; a detached, debounced push when on
     if payload.get("stop_hook_active"):
         return
     if not ident.transcript_path:

@@ -7,12 +7,13 @@ import pytest
 from missioncache_harness.workspace import python3
 
 PACKAGES = Path(__file__).resolve().parents[2]
-# The command line and every library it may load (its report and statusline fronts too).
+# The command line and every library it may load (its report, statusline and sync fronts too).
 PYTHONPATH = os.pathsep.join(
     str(PACKAGES / name / "src")
     for name in (
         "missioncache-cli", "missioncache-state", "missioncache-db", "missioncache-context",
         "missioncache-transcript", "missioncache-statusline", "missioncache-report",
+        "missioncache-sync",
     )
 )  # fmt: skip
 

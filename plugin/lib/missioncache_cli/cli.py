@@ -108,6 +108,9 @@ def _fork_note(task: Task, lead: str, keys: dict[int, str]) -> str:
 
 
 def cmd_time(args: argparse.Namespace) -> int:
+    from missioncache_cli.cli_sync import refresh
+
+    refresh()  # with sync set up: the other machines' time too (docs/sync.md)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
         try:
@@ -185,6 +188,8 @@ def _prog() -> str:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from missioncache_cli import doctor
 
+    if args.rebuild:
+        doctor.rebuild_database()
     return doctor.run(self_command())
 
 
@@ -259,7 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
     status = add("status", cmd_status, "change a task's status")
     status.add_argument("name")
     status.add_argument("status", choices=STATUSES)
-    add("doctor", cmd_doctor, "check the database, spool, task folders, bindings, settings")
+    doctor = add(
+        "doctor", cmd_doctor, "check the database, spool, task folders, bindings, settings"
+    )
+    doctor.add_argument(
+        "--rebuild", action="store_true", help="rebuild tasks.db from every machine's event log"
+    )
     close = add("close", cmd_close, "stop tracking a task (files and time are kept)")
     close.add_argument("name")
     close.add_argument("--status", choices=("completed", "archived"), default="completed")
@@ -273,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         cli_forks,
         cli_report,
         cli_statusline,
+        cli_sync,
         cli_uninstall,
     )
 
@@ -281,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_statusline.register(add)
     cli_dashboard.register(add)
     cli_uninstall.register(add)
+    cli_sync.register(add)
     return parser
 
 

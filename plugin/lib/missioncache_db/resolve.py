@@ -129,7 +129,48 @@ def repository_for(conn: sqlite3.Connection, real_cwd: str) -> int | None:
         f"SELECT id FROM repositories WHERE path IN ({marks}) ORDER BY length(path) DESC LIMIT 1",
         ancestors,
     ).fetchone()
-    return row[0] if row else None
+    if row:
+        return int(row[0])
+    return _from_elsewhere(conn, ancestors)
+
+
+def _from_elsewhere(conn: sqlite3.Connection, ancestors: list[str]) -> int | None:
+    """A repository synced from another machine, where it lives at another path
+    (docs/sync.md): the deepest folder above the cwd with the same git remote, or with the
+    same name when either side has no remote, is it. The match is remembered (the row
+    takes this machine's path) when the database is free; a busy one matches again next
+    time. One indexed query, empty unless sync brought such a repository."""
+    try:
+        rows = conn.execute(
+            "SELECT id, short_name, remote FROM repositories WHERE elsewhere = 1"
+        ).fetchall()
+    except sqlite3.OperationalError:  # a database from before version 4, read-only
+        return None
+    if not rows:
+        return None
+    from missioncache_db.remote import git_remote
+
+    for folder in ancestors:
+        here = git_remote(folder)
+        name = os.path.basename(folder)
+        for repo_id, short_name, remote in rows:
+            if (remote and here and remote == here) or (
+                not (remote and here) and name and name == short_name
+            ):
+                _adopt(conn, repo_id, folder)
+                return int(repo_id)
+    return None
+
+
+def _adopt(conn: sqlite3.Connection, repo_id: int, folder: str) -> None:
+    try:
+        conn.execute(
+            "UPDATE repositories SET path = ?, elsewhere = 0 WHERE id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM repositories WHERE path = ?)",
+            (folder, repo_id, folder),
+        )
+    except sqlite3.Error:
+        pass
 
 
 def _windows_repository_for(conn: sqlite3.Connection, ancestors: list[str]) -> int | None:

@@ -168,11 +168,85 @@ def _migrate_v4(conn: sqlite3.Connection) -> None:
     conn.execute(_V4)
 
 
+# Version 5 makes tasks.db a cache of the per-machine event logs (docs/sync.md,
+# ``missioncache_db.events``): a task gets a stable ``uid`` (the same task on two machines is
+# one task), ``changed`` (epoch of its last change, stamped by a trigger whoever writes) and
+# ``synced`` (the ``changed`` last written to this machine's log); a repository its git
+# ``remote`` and whether its path is another machine's (``elsewhere``: matched to a local
+# folder by remote or name when a session starts there, ``resolve``); heartbeats and turn
+# ends a ``synced`` flag (0: not in this machine's log yet, so every row from before, and
+# every row another tool writes, is exported once); a
+# deleted task leaves a tombstone; ``task_uids`` holds the other uids a task answers to
+# (the same task created on two machines before they synced); ``event_files`` how far each
+# other machine's log has been read.
+_V5_COLUMNS = (
+    ("tasks", "uid", "TEXT"),
+    ("tasks", "changed", "REAL"),
+    ("tasks", "synced", "REAL"),
+    ("repositories", "remote", "TEXT"),
+    ("repositories", "elsewhere", "INTEGER NOT NULL DEFAULT 0"),
+    ("heartbeats", "synced", "INTEGER NOT NULL DEFAULT 0"),
+    ("turn_ends", "synced", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+_EPOCH_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+
+_V5 = f"""
+UPDATE tasks SET uid = lower(hex(randomblob(16))) WHERE uid IS NULL;
+UPDATE tasks SET changed = {_TEXT_TO_EPOCH.format(col="updated_at")} WHERE changed IS NULL;
+UPDATE tasks SET changed = {_EPOCH_NOW} WHERE changed IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS tasks_uid ON tasks(uid);
+CREATE INDEX IF NOT EXISTS heartbeats_unsynced ON heartbeats(synced) WHERE synced = 0;
+CREATE INDEX IF NOT EXISTS turn_ends_unsynced ON turn_ends(synced) WHERE synced = 0;
+CREATE TABLE IF NOT EXISTS task_uids (
+    uid TEXT PRIMARY KEY,
+    task_id INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE
+);
+CREATE TABLE IF NOT EXISTS task_tombstones (
+    uid TEXT PRIMARY KEY,
+    epoch REAL NOT NULL,
+    synced INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS event_files (
+    path TEXT PRIMARY KEY,
+    offset INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS tasks_uid_insert AFTER INSERT ON tasks
+    WHEN NEW.uid IS NULL OR NEW.changed IS NULL
+BEGIN
+    UPDATE tasks SET uid = coalesce(uid, lower(hex(randomblob(16)))),
+        changed = coalesce(changed, {_EPOCH_NOW}) WHERE id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS tasks_changed AFTER UPDATE OF
+    name, full_path, status, jira_key, parent_id, repo_id, fork_of ON tasks
+    WHEN NEW.changed IS OLD.changed
+BEGIN
+    UPDATE tasks SET changed = max({_EPOCH_NOW}, coalesce(OLD.changed, 0) + 0.001)
+        WHERE id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS tasks_tombstone AFTER DELETE ON tasks
+    WHEN OLD.uid IS NOT NULL
+BEGIN
+    INSERT OR REPLACE INTO task_tombstones(uid, epoch, synced)
+        VALUES (OLD.uid, {_EPOCH_NOW}, 0);
+END;
+"""
+
+
+def _migrate_v5(conn: sqlite3.Connection) -> None:
+    for table, column, decl in _V5_COLUMNS:
+        if column not in _columns(conn, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+    for statement in _split(_V5):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v1,
     _migrate_v2,
     _migrate_v3,
     _migrate_v4,
+    _migrate_v5,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -83,11 +83,21 @@ def resolve_repo(repo: str | os.PathLike) -> str:
     return path
 
 
-def ensure_repository(conn: sqlite3.Connection, path: str) -> int:
+def ensure_repository(conn: sqlite3.Connection, path: str, remote: str | None = None) -> int:
+    """The repository row for ``path``, created when new, with its git remote (read from
+    the folder when not given): how another machine recognises it (docs/sync.md)."""
+    from missioncache_db.remote import git_remote
+
+    remote = remote or git_remote(path)
     conn.execute(
-        "INSERT OR IGNORE INTO repositories(path, short_name, created_at) VALUES (?, ?, ?)",
-        (path, os.path.basename(path) or path, local_text(time.time())),
+        "INSERT OR IGNORE INTO repositories(path, short_name, created_at, remote) "
+        "VALUES (?, ?, ?, ?)",
+        (path, os.path.basename(path) or path, local_text(time.time()), remote),
     )
+    if remote:
+        conn.execute(
+            "UPDATE repositories SET remote = ? WHERE path = ? AND remote IS NULL", (remote, path)
+        )
     return int(conn.execute("SELECT id FROM repositories WHERE path = ?", (path,)).fetchone()[0])
 
 

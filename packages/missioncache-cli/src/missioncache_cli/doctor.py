@@ -283,6 +283,56 @@ def _commands(settings: dict) -> list[tuple]:
     return found
 
 
+def rebuild_database(echo: Callable[[str], None] = print) -> None:
+    """``doctor --rebuild``: tasks.db rebuilt from every machine's event log."""
+    from missioncache_db.rebuild import rebuild
+
+    done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    kept = f"; the old one is kept as {done.backup}" if done.backup else ""
+    echo(
+        f"{'fixed':<8} database: rebuilt from the event logs ({done.tasks} task(s),"
+        f" {done.imported} event(s); {done.exported} exported from the old database first){kept}"
+    )
+
+
+def check_sync() -> list[Finding]:
+    """Sync (docs/sync.md): the last outcome, commits waiting, files with conflict markers."""
+    from missioncache_sync import paths
+
+    if not paths.is_set_up():
+        return []
+    from missioncache_state.atomic import read_json_object
+    from missioncache_sync import sync
+
+    findings = [
+        Finding(
+            "problem",
+            "sync",
+            f"{path} holds both versions of a conflicting edit (between <<<<<<< and >>>>>>>)",
+            "edit the file: keep what you want, delete the markers and the rest",
+        )
+        for path in sync.conflicted_files()
+    ]
+    status = read_json_object(paths.status_path()) or {}
+    try:
+        waiting = sync.pending_commits()
+    except Exception:  # git missing or the repository damaged: say so, never crash
+        waiting = 0
+    if status.get("error"):
+        findings.append(
+            Finding(
+                "problem",
+                "sync",
+                f"the last sync did not reach the remote ({status['error']});"
+                f" {waiting} commit(s) of this machine wait to be pushed",
+                "check the network or the remote, then run `missioncache sync`",
+            )
+        )
+    if not status:
+        return findings or [Finding("ok", "sync", "set up; no sync has run yet")]
+    return findings or [Finding("ok", "sync", "the last sync reached the remote; no conflicts")]
+
+
 def run(launcher: str, echo: Callable[[str], None] = print) -> int:
     """Run every check, print the report; 0 when nothing is left to fix, else 1."""
     db, findings = check_database(launcher)
@@ -294,6 +344,7 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         if db is not None:
             db.close()
     findings += check_settings(launcher)
+    findings += check_sync()
     for finding in findings:
         echo(f"{finding.status:<8} {finding.area}: {finding.text}")
         if finding.fix:

@@ -1,0 +1,63 @@
+"""Two machines for the sync tests: two HOMEs (each its own data root and machine id)
+running the built plugin's command line and libraries, and one bare git repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from missioncache_harness.workspace import McEnv, make_env, python3
+
+# Records turns through the same library calls the hooks use (a heartbeat per prompt, a
+# turn end per Stop), at given epochs, so the tests control overlap exactly.
+_TURNS = """
+import json, sys
+from missioncache_db import TaskDB
+spec = json.loads(sys.argv[1])
+with TaskDB() as db:
+    task = db.get_task_by_name(spec["task"])
+    for index, (start, end) in enumerate(spec["turns"]):
+        prompt = "%s-%d" % (spec["session"], index)
+        db.record_heartbeat(task.id, spec["session"], None, start, prompt_id=prompt)
+        db.record_turn_end(spec["session"], prompt, timestamp=end)
+    db.process_heartbeats()
+"""
+
+
+class Machine:
+    def __init__(self, base: Path, name: str, plugin: Path):
+        self.name, self.plugin = name, plugin
+        self.env: McEnv = make_env(base / name)
+        self.root = self.env.data_root
+
+    def cli(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess:
+        result = self.env.bundled(self.plugin, *args)
+        if ok:
+            assert result.returncode == 0, (self.name, args, result.stdout, result.stderr)
+        return result
+
+    def turns(self, task: str, session: str, turns: list[tuple[float, float]]) -> None:
+        spec = json.dumps({"task": task, "session": session, "turns": turns})
+        argv = [python3(), "-c", _TURNS, spec]
+        result = self.env.run(argv, env=self.env.with_lib(self.plugin))
+        assert result.returncode == 0, result.stderr
+
+    def time(self, task: str) -> str:
+        return self.cli("time", task).stdout.strip()
+
+    def session_start(self, cwd: Path, session: str = "s-start") -> str:
+        """Fire the built plugin's SessionStart in ``cwd``; the human's one line."""
+        payload = {"session_id": session, "hook_event_name": "SessionStart", "cwd": str(cwd)}
+        argv = [python3(), str(self.plugin / "hooks" / "session_start.py")]
+        done = self.env.run(argv, input=json.dumps(payload), cwd=str(cwd))
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["systemMessage"]
+
+    def file(self, task: str, suffix: str = "context.md") -> Path:
+        return self.root / "active" / task / f"{task}-{suffix}"
+
+
+def bare_remote(path: Path) -> str:
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    return str(path)
