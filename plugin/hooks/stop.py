@@ -9,7 +9,8 @@ editing tool, not a mention of one), and that cheap check comes first: most exch
 edit nothing and never touch SQLite. Silent when ``stop_hook_active``. See docs/hooks.md.
 
 Before any of that it records the end of the turn for time tracking: one line appended
-to the heartbeat spool (``missioncache_db.turn_end``), no SQLite. See docs/time.md.
+to the heartbeat spool (``missioncache_db.turn_end``), no SQLite (docs/time.md), and the
+tokens the turn used, read from where the last Stop stopped reading (docs/cost.md).
 """
 
 from __future__ import annotations
@@ -53,6 +54,17 @@ def record_end(payload) -> None:
         sys.stderr.write(f"missioncache: turn end not recorded: {error}\n")
 
 
+def record_tokens(payload, transcript_path) -> None:
+    """Spool the tokens the transcripts gained during this turn (docs/cost.md): a read
+    from where the last one stopped, so it costs the same on any transcript size."""
+    from missioncache_db.usage_record import record_usage
+
+    try:
+        record_usage(payload.get("session_id"), transcript_path, payload.get("prompt_id"))
+    except OSError as error:  # the next Stop reads the same lines again
+        sys.stderr.write(f"missioncache: tokens not recorded: {error}\n")
+
+
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
@@ -60,10 +72,10 @@ def main() -> None:
     if payload is None or not well_typed(payload):
         return
     record_end(payload)
-    if payload.get("stop_hook_active"):
-        return
     ident = identity(payload)
-    if not ident.transcript_path:
+    if ident.transcript_path:
+        record_tokens(payload, ident.transcript_path)
+    if payload.get("stop_hook_active") or not ident.transcript_path:
         return
     from missioncache_transcript import find_edits
 

@@ -33,6 +33,11 @@ def main() -> None:
     from missioncache_db.turn_end import record_turn_end
 
     record_turn_end(payload.get("session_id"), payload.get("prompt_id"), "failure")
+    transcript = payload.get("transcript_path")
+    if transcript:  # best effort (see above); the next Stop reads the same lines anyway
+        from missioncache_db.usage_record import record_usage
+
+        record_usage(payload.get("session_id"), transcript, payload.get("prompt_id"))
 
 
 if __name__ == "__main__":

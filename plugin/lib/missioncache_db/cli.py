@@ -20,6 +20,7 @@ from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration, format_split
 from missioncache_db.model import STATUSES
 from missioncache_db.sessions import PERIODS
+from missioncache_db.usage import cost_part
 
 PROG = "missioncache-db"
 PERIOD_LABELS = {
@@ -72,7 +73,9 @@ def cmd_time(args: argparse.Namespace) -> int:
         except sqlite3.OperationalError:
             pass
         split = db.time_split(task.id, args.period)
-    print(f"{task.name}: {format_split(split)}, {PERIOD_LABELS[args.period]}")
+        tokens = db.task_tokens(task.id, args.period)
+    label = PERIOD_LABELS[args.period]
+    print(f"{task.name}: {format_split(split)}{cost_part(tokens)}, {label}")
     return 0
 
 
@@ -211,8 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="really delete it")
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
-    from missioncache_db import cli_report, cli_statusline
+    from missioncache_db import cli_prices, cli_report, cli_statusline
 
+    cli_prices.register(add)
     cli_report.register(add)
     cli_statusline.register(add)
     return parser

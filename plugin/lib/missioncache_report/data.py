@@ -35,6 +35,9 @@ class TaskRow:
     done: int = 0
     total_items: int = 0
     last_activity: str | None = None
+    tokens: dict = field(default_factory=dict)  # input, output, cache_write, cache_read
+    cost_usd: float | None = None  # None: a model without a known price (docs/cost.md)
+    unknown_models: list = field(default_factory=list)
 
 
 @dataclass
@@ -45,6 +48,8 @@ class DayRow:
     sessions: int
     claude: int = 0
     you: int = 0
+    tokens: dict = field(default_factory=dict)
+    cost_usd: float | None = None
 
 
 @dataclass
@@ -91,7 +96,7 @@ def collect(
     tasks = [task] if task is not None else db.list_tasks()
     for item in tasks:
         row, days = _task_rows(db, item, since, period, now)
-        if row.seconds or row.sessions or task is not None:
+        if row.seconds or row.sessions or any(row.tokens.values()) or task is not None:
             report.tasks.append(row)
             report.days.extend(days)
     report.tasks.sort(key=lambda t: (-t.seconds, t.name))
@@ -112,18 +117,43 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
     sessions = _sessions_per_day(db, task.id, since)
     row.sessions = sum(sessions.values())
+    usage = _usage_per_day(db, task.id, since)
     days = []
-    for day in _active_days(db, task.id, since, now) | set(sessions):
+    for day in _active_days(db, task.id, since, now) | set(sessions) | set(usage):
         split = _day_split(db, task.id, day, now)
-        if split.total or day in sessions:
+        if split.total or day in sessions or day in usage:
             days.append(
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
+            if day in usage:
+                days[-1].tokens, days[-1].cost_usd = usage[day].as_json(), usage[day].cost
+            else:
+                days[-1].tokens = dict.fromkeys(("input", "output", "cache_write", "cache_read"), 0)
+                days[-1].cost_usd = 0.0
     _add_rounding(days, found)
+    from missioncache_db.usage import Tokens
+
+    whole = Tokens()  # the days' sums: every message lies in exactly one day
+    for day_tokens in usage.values():
+        whole.merge(day_tokens)
+    row.tokens, row.cost_usd = whole.as_json(), whole.cost
+    row.unknown_models = sorted(whole.unknown)
     row.last_activity = last_activity(db, task)
     row.compactions = compactions(task, since)
     row.done, row.total_items = progress(task)
     return row, days
+
+
+def _usage_per_day(db: TaskDB, task_id: int, since: float | None) -> dict:
+    """The task's tokens and cost by the local day each message was written."""
+    from missioncache_db.prices import load_prices
+    from missioncache_db.usage import Tokens, task_rows
+
+    prices = load_prices()
+    out: dict[str, Tokens] = {}
+    for row in task_rows(db.conn, task_id, since):
+        out.setdefault(_day(row[7]), Tokens()).add(row[0], row[1], tuple(row[2:7]), prices)
+    return out
 
 
 def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:

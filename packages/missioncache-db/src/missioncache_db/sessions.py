@@ -57,12 +57,22 @@ def read_config(conn: sqlite3.Connection) -> tuple[float, int]:
     return float(values["idle_timeout_seconds"]), values["assumed_work_seconds"]
 
 
+def pending_usage(conn: sqlite3.Connection) -> bool:
+    """Whether any usage row waits for a task (cheap: a partial index)."""
+    found = conn.execute("SELECT 1 FROM usage WHERE task_id IS NULL LIMIT 1").fetchone()
+    return found is not None
+
+
 def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | None = None) -> int:
     """Ingest the spool, fold unprocessed heartbeats into sessions, credit tails of
     sessions gone idle. Returns how many heartbeats were processed."""
     now = time.time() if now is None else now
     with write_transaction(conn):
         _, claimed = ingest_spool(conn, spool_dir)
+        if pending_usage(conn):  # tokens that came before their session's heartbeats
+            from missioncache_db.usage import assign_tasks
+
+            assign_tasks(conn)
         idle, tail = read_config(conn)
         pending = conn.execute(
             "SELECT task_id, MIN(epoch) FROM heartbeats WHERE processed = 0 GROUP BY task_id"
