@@ -64,6 +64,8 @@ def test_text_week_per_task_and_per_day(report, work):
         "progress",
         "last",
         "activity",
+        "tokens",
+        "cost",
     ]
     # 1h today + 30m three days ago; Claude 56m + 30m, you 4m; 3 work sessions.
     assert _row(text, "demo-task")[1:9] == ["1h", "30m", "1h", "26m", "4m", "3", "0", "-"]
@@ -111,6 +113,11 @@ def test_csv_is_a_timesheet(report, work):
         "claude_seconds": "3360",
         "you_seconds": "240",
         "sessions": "2",
+        "input_tokens": "0",  # no transcript in this history: no tokens, and they cost $0
+        "output_tokens": "0",
+        "cache_write_tokens": "0",
+        "cache_read_tokens": "0",
+        "cost_usd": "0.0000",
     }
     assert round(sum(float(r["hours"]) for r in rows), 2) == 2.25
 
@@ -257,3 +264,35 @@ def test_subtasks_sharing_a_name_are_told_apart_and_not_added_together(
     today = time.strftime("%Y-%m-%d")
     assert f"<title>{today} a/same: 30m</title>" in page
     assert f"<title>{today} b/same: 45m</title>" in page
+
+
+def _usage(mc_execute, task_id, key, at, model="claude-sonnet-4-5", counts=(1000, 100, 0, 0, 0)):
+    mc_execute(
+        "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
+        " cache_5m_tokens, cache_1h_tokens, cache_read_tokens, task_id)"
+        " VALUES ('s', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (key, model, at, *counts, task_id),
+    )
+
+
+def test_tokens_and_cost_per_task_and_per_day(report, work, mc_execute):
+    demo, other = work
+    _usage(mc_execute, demo.id, "a:", _local(0, 0) + 120, counts=(1000, 100, 2000, 0, 5000))
+    _usage(mc_execute, demo.id, "b:", _local(3, 10) + 60)
+    _usage(mc_execute, other.id, "c:", _local(1, 15) + 60, model="claude-nonesuch-9")
+    data = json.loads(report("--period", "week", "--format", "json"))
+    task = next(t for t in data["tasks"] if t["name"] == "demo-task")
+    assert task["tokens"] == {"input": 2000, "output": 200, "cache_write": 2000, "cache_read": 5000}
+    # sonnet: $3 in, $15 out, $3.75 5-minute writes, $0.30 reads per million tokens
+    assert task["cost_usd"] == pytest.approx((2000 * 3 + 200 * 15 + 2000 * 3.75 + 5000 * 0.3) / 1e6)
+    days = [d for d in data["days"] if d["task"] == "demo-task"]
+    assert sum(d["tokens"]["input"] for d in days) == 2000
+    assert sum(d["cost_usd"] for d in days) == pytest.approx(task["cost_usd"])
+    unknown = next(t for t in data["tasks"] if t["name"] == "other")
+    assert unknown["cost_usd"] is None and unknown["unknown_models"] == ["claude-nonesuch-9"]
+    rows = list(csv.DictReader(io.StringIO(report("--format", "csv"))))
+    other_row = next(r for r in rows if r["task"] == "other")
+    assert (other_row["input_tokens"], other_row["cost_usd"]) == ("1000", "")  # not "0"
+    text = report("--period", "week")
+    assert _row(text, "other")[-2:] == ["1.1k", "unknown"]
+    assert _row(text, "total")[-1] == "unknown"  # a partial sum would understate the cost

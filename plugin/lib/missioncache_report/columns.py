@@ -4,7 +4,26 @@ place so the formats agree and neither format module needs the other."""
 from __future__ import annotations
 
 from missioncache_db.durations import format_duration
+from missioncache_db.usage import format_cost
 from missioncache_report.data import Report
+
+
+def token_count(tokens: dict) -> int:
+    """All the tokens of a ``tokens`` dict (input, output, cache writes and reads)."""
+    return sum(tokens.values())
+
+
+def short_tokens(count: int) -> str:
+    """``18.9k``, ``1.3M``: the token figure of a table cell."""
+    from missioncache_db.usage import format_tokens
+
+    return format_tokens(count).replace(" tokens", "")
+
+
+def report_cost(report: Report) -> float | None:
+    """The period's cost: None when any task's is unknown (never a partial sum)."""
+    costs = [t.cost_usd for t in report.tasks]
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
 def columns(report: Report) -> list:
@@ -18,6 +37,8 @@ def columns(report: Report) -> list:
         ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions)),
         ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
         ("last activity", lambda t: t.last_activity or "-"),
+        ("tokens", lambda t: short_tokens(token_count(t.tokens))),
+        ("cost", lambda t: format_cost(t.cost_usd).replace("cost unknown", "unknown")),
     ]
 
 
@@ -29,4 +50,6 @@ def totals(report: Report) -> dict[str, str]:
         "Claude": format_duration(sum(t.claude for t in report.tasks)),
         "you": format_duration(sum(t.you for t in report.tasks)),
         "sessions": str(sum(t.sessions for t in report.tasks)),
+        "tokens": short_tokens(sum(token_count(t.tokens) for t in report.tasks)),
+        "cost": format_cost(report_cost(report)).replace("cost unknown", "unknown"),
     }

@@ -8,7 +8,8 @@ import json
 from dataclasses import asdict
 
 from missioncache_db.durations import format_duration
-from missioncache_report.columns import columns, totals
+from missioncache_db.usage import format_cost
+from missioncache_report.columns import columns, short_tokens, token_count, totals
 from missioncache_report.data import Report
 
 FORMATS = ("text", "csv", "json", "html")
@@ -44,7 +45,7 @@ def text(report: Report) -> str:
     total_row = [total.get(name, "") for name, _ in shown]
     lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
-    header = ["day", "task", "time", "Claude", "you", "sessions"]
+    header = ["day", "task", "time", "Claude", "you", "sessions", "tokens", "cost"]
     day_rows = [
         [
             d.day,
@@ -53,6 +54,8 @@ def text(report: Report) -> str:
             format_duration(d.claude),
             format_duration(d.you),
             str(d.sessions),
+            short_tokens(token_count(d.tokens)),
+            format_cost(d.cost_usd).replace("cost unknown", "unknown"),
         ]
         for d in report.days
     ]
@@ -89,12 +92,18 @@ CSV_HEADER = [
     "claude_seconds",
     "you_seconds",
     "sessions",
+    "input_tokens",
+    "output_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "cost_usd",
 ]
 
 
 def csv_text(report: Report) -> str:
     """One row per task per day, ready for a timesheet: decimal hours to two places
-    (what an invoice line takes) beside the exact seconds."""
+    (what an invoice line takes) beside the exact seconds, then the day's tokens and
+    cost (blank when a model's price is unknown: never a misleading 0)."""
     status = {t.name: t.status for t in report.tasks}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -111,6 +120,8 @@ def csv_text(report: Report) -> str:
                 d.claude,
                 d.you,
                 d.sessions,
+                *(d.tokens.get(k, 0) for k in ("input", "output", "cache_write", "cache_read")),
+                "" if d.cost_usd is None else f"{d.cost_usd:.4f}",
             ]
         )
     return out.getvalue()

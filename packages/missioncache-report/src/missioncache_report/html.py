@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from html import escape
 
 from missioncache_db.durations import format_duration
+from missioncache_db.usage import format_cost
 from missioncache_report.data import Report
 
 PALETTE = [
@@ -181,6 +182,12 @@ def html(report: Report) -> str:
     claude = sum(t.claude for t in report.tasks)
     cards.insert(1, (format_duration(claude), "Claude working"))
     cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
+    from missioncache_report.columns import report_cost, short_tokens, token_count
+
+    tokens = sum(token_count(t.tokens) for t in report.tasks)
+    if tokens:
+        cost = format_cost(report_cost(report)).replace("cost unknown", "unknown")
+        cards.append((cost, f"cost ({short_tokens(tokens)} tokens)"))
     card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)
     return (
         "<!DOCTYPE html>\n"
