@@ -32,6 +32,7 @@ def task_facts(cwd: str, session_id: str) -> dict | None:
             return None
         _fold_heartbeats(db)
         total, claude, you = db.time_split(task.id, period="today")
+        spent = db.task_tokens(task.id, "today")
         facts: dict[str, Any] = {
             "task_id": task.id,
             "name": task.name,
@@ -43,6 +44,9 @@ def task_facts(cwd: str, session_id: str) -> dict | None:
             "today": total,
             "claude": claude,
             "you": you,
+            # today's tokens and their cost (None: a model without a known price)
+            "tokens_today": spent.total,
+            "cost_today": spent.cost,
         }
     facts.update(file_facts(facts["context"], facts["tasks"]))
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
