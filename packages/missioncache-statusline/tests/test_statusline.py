@@ -392,9 +392,8 @@ def test_todays_cost_is_shown_and_fits_80_columns(line, mc_env, mc_task, mc_task
         (SID, time.time() - 3 * 86400, mc_task.id),
     )
     wide = line(env={"NO_COLOR": "1", "COLUMNS": "200"})
-    assert wide == (
-        f"◆ demo-task [2/4] · today 12m (Claude 9m, you 3m) · $2.40 · 0 edits · saved {stamp[11:]}\n"
-    )
+    full = "◆ demo-task [2/4] · today 12m (Claude 9m, you 3m) · $2.40 · 0 edits"
+    assert wide == f"{full} · saved {stamp[11:]}\n"
     shown = line(env={"NO_COLOR": "1", "COLUMNS": "80"})
     assert shown == f"◆ demo-task [2/4] · today 12m · $2.40 · 0 edits · saved {stamp[11:]}\n"
     assert len(shown.rstrip("\n")) <= 80
