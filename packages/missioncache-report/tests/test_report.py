@@ -296,3 +296,18 @@ def test_tokens_and_cost_per_task_and_per_day(report, work, mc_execute):
     text = report("--period", "week")
     assert _row(text, "other")[-2:] == ["1.1k", "unknown"]
     assert _row(text, "total")[-1] == "unknown"  # a partial sum would understate the cost
+
+
+def test_a_turn_just_before_midnight_gives_the_night_to_nobody(report, mc_env, mc_task):
+    """A turn ending 23:56 and the next prompt the next morning: the first day gets the
+    turn alone (a day used to be computed as seen from its last instant, which moved the
+    morning prompt to 23:59:59 and credited 240 s of "you" to the night)."""
+    night = _local(2, 23) + 50 * 60  # 23:50 two days ago
+    morning = _local(1, 8)
+    sid = "night-owl"
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, night, [(360, 0)], session_id=sid)
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, morning, [(600, 0)], session_id=sid)
+    data = json.loads(report("--period", "week", "--format", "json"))
+    days = {d["day"]: (d["claude"], d["you"]) for d in data["days"]}
+    assert days[time.strftime("%Y-%m-%d", time.localtime(night))] == (360, 0)
+    assert days[time.strftime("%Y-%m-%d", time.localtime(morning))] == (600, 0)

@@ -176,3 +176,32 @@ def time_split(
 def time_invested(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:
     """Seconds worked on the task within ``period``: the total of ``time_split``."""
     return time_split(conn, task_id, period).total
+
+
+def day_splits(
+    conn: sqlite3.Connection,
+    task_id: int,
+    days: list[tuple[float, float]],
+    now: float | None = None,
+) -> list[TimeSplit]:
+    """The task's time inside each ``[start, end)`` of ``days`` (local days, say).
+
+    The turns and gaps are worked out ONCE from every event, then clipped to each day:
+    computing a day as "today seen from its last instant" would clamp the next morning's
+    prompt to that instant and credit the night's gap to the human (docs/time.md, Periods).
+    """
+    now = time.time() if now is None else now
+    if not days:
+        return []
+    idle, tail = read_config(conn)
+    first = min(start for start, _ in days)
+    starts, ends = summary.events(conn, task_id, first - _PERIOD_MARGIN - idle - tail)
+    claude, you = turns.merge(turns.turn_intervals(starts, ends, idle, float(tail), now))
+    out = []
+    for start, end in days:
+        stop = min(end, now)
+        claude_seconds = turns.clipped(claude, start, stop)
+        total = round(claude_seconds + turns.clipped(you, start, stop))
+        claude_whole = min(total, round(claude_seconds))
+        out.append(TimeSplit(total, claude_whole, total - claude_whole))
+    return out

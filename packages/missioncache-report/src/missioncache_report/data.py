@@ -119,8 +119,8 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     row.sessions = sum(sessions.values())
     usage = _usage_per_day(db, task.id, since)
     days = []
-    for day in _active_days(db, task.id, since, now) | set(sessions) | set(usage):
-        split = _day_split(db, task.id, day, now)
+    candidates = sorted(_active_days(db, task.id, since, now) | set(sessions) | set(usage))
+    for day, split in zip(candidates, _day_splits(db, task.id, candidates, now)):
         if split.total or day in sessions or day in usage:
             days.append(
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
@@ -223,16 +223,22 @@ def _days_between(first: float, last: float) -> list[str]:
         out.append(day)
 
 
-def _day_split(db: TaskDB, task_id: int, day: str, now: float) -> Any:
-    """The task's time within one local day: ``time_split`` of "today" as seen from the
-    last instant of that day (every interval is clipped at the day's start and clamped
-    at its end), so the days of a period add up to the period's total."""
+def _day_bounds(day: str) -> tuple[float, float]:
+    """``[local midnight, next local midnight)`` of a ``YYYY-MM-DD`` day (DST-safe)."""
     from missioncache_db.timefmt import local_midnight_epoch
 
     year, month, mday = (int(part) for part in day.split("-"))
     noon = time.mktime((year, month, mday, 12, 0, 0, 0, 0, -1))  # DST-safe anchor
-    end = local_midnight_epoch(-1, noon)
-    return db.time_split(task_id, "today", min(now, end - 0.001))
+    return local_midnight_epoch(0, noon), local_midnight_epoch(-1, noon)
+
+
+def _day_splits(db: TaskDB, task_id: int, days: list[str], now: float) -> list:
+    """The task's time within each local day: the turns and gaps are cut once from all
+    the events, then clipped to each day (``sessions.day_splits``), so a day's figure
+    never depends on what happened the next morning, and the days add up to the period."""
+    from missioncache_db.sessions import day_splits
+
+    return day_splits(db.conn, task_id, [_day_bounds(day) for day in days], now)
 
 
 def compactions(task: Task, since: float | None) -> int | None:
