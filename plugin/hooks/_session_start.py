@@ -187,9 +187,12 @@ def report(task, db, ident, source) -> None:
     # start re-reading the whole history (missioncache_db.summary).
     split = db.time_split(task.id, keep_summary=True)
     parts = context_parts(task, format_split(split), ident, source)
+    from missioncache_db.durations import shown_parts
+
+    claude, you = shown_parts(split.total, split.claude, split.you)  # parts add up
     message = (
         f"MissionCache: tracking {task.name} ({format_duration(split.total)} invested:"
-        f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
+        f" Claude {format_duration(claude)}, you {format_duration(you)})"
     )
     set_aside = set_aside_note()
     if set_aside:

@@ -144,3 +144,13 @@ def test_figures_read_as_people_write_them():
     assert [format_tokens(n) for n in (950, 12_345, 1_300_000, 2_000_000)] == [
         "950 tokens", "12.3k tokens", "1.3M tokens", "2M tokens"]  # fmt: skip
     assert [format_cost(c) for c in (4.1234, 0.001, 0.0)] == ["$4.12", "<$0.01", "$0.00"]
+
+
+def test_the_parts_shown_add_up_to_the_total_shown():
+    from missioncache_db.durations import format_split
+
+    assert format_split((130, 12, 118)) == "2m (Claude <1m, you 2m)"  # was "Claude 12s, you 1m"
+    assert format_split((71, 11, 60)) == "1m (Claude <1m, you 1m)"  # was "Claude 11s, you 1m"
+    assert format_split((3900, 1830, 2070)) == "1h 5m (Claude 31m, you 34m)"
+    assert format_split((45, 30, 15)) == "45s (Claude 30s, you 15s)"
+    assert format_split((0, 0, 0)) == "0s (Claude 0s, you 0s)"

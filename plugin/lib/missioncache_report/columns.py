@@ -3,7 +3,7 @@ place so the formats agree and neither format module needs the other."""
 
 from __future__ import annotations
 
-from missioncache_db.durations import format_duration
+from missioncache_db.durations import format_duration, shown_parts
 from missioncache_db.usage import format_cost
 from missioncache_report.data import Report
 
@@ -31,8 +31,8 @@ def columns(report: Report) -> list:
     return [
         ("task", lambda t: t.name),
         ("total", lambda t: format_duration(t.seconds)),
-        ("Claude", lambda t: format_duration(t.claude)),
-        ("you", lambda t: format_duration(t.you)),
+        ("Claude", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[0])),
+        ("you", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[1])),
         ("sessions", lambda t: str(t.sessions)),
         ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions)),
         ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
@@ -44,11 +44,12 @@ def columns(report: Report) -> list:
 
 def totals(report: Report) -> dict[str, str]:
     """The total row's cells by column header (blank where a column has no total)."""
+    claude, you = sum(t.claude for t in report.tasks), sum(t.you for t in report.tasks)
     return {
         "task": "total",
         "total": format_duration(report.seconds),
-        "Claude": format_duration(sum(t.claude for t in report.tasks)),
-        "you": format_duration(sum(t.you for t in report.tasks)),
+        "Claude": format_duration(shown_parts(report.seconds, claude, you)[0]),
+        "you": format_duration(shown_parts(report.seconds, claude, you)[1]),
         "sessions": str(sum(t.sessions for t in report.tasks)),
         "tokens": short_tokens(sum(token_count(t.tokens) for t in report.tasks)),
         "cost": format_cost(report_cost(report)).replace("cost unknown", "unknown"),

@@ -7,7 +7,7 @@ import io
 import json
 from dataclasses import asdict
 
-from missioncache_db.durations import format_duration
+from missioncache_db.durations import format_duration, shown_parts
 from missioncache_db.usage import format_cost
 from missioncache_report.columns import columns, short_tokens, token_count, totals
 from missioncache_report.data import Report
@@ -51,8 +51,8 @@ def text(report: Report) -> str:
             d.day,
             d.task,
             format_duration(d.seconds),
-            format_duration(d.claude),
-            format_duration(d.you),
+            format_duration(shown_parts(d.seconds, d.claude, d.you)[0]),
+            format_duration(shown_parts(d.seconds, d.claude, d.you)[1]),
             str(d.sessions),
             short_tokens(token_count(d.tokens)),
             format_cost(d.cost_usd).replace("cost unknown", "unknown"),

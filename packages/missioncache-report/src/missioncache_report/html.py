@@ -179,9 +179,12 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.tasks)), "work sessions"),
     ]
+    from missioncache_db.durations import shown_parts
+
     claude = sum(t.claude for t in report.tasks)
+    claude, you = shown_parts(report.seconds, claude, report.seconds - claude)
     cards.insert(1, (format_duration(claude), "Claude working"))
-    cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
+    cards.insert(2, (format_duration(you), "you (reading, typing)"))
     from missioncache_report.columns import report_cost, short_tokens, token_count
 
     tokens = sum(token_count(t.tokens) for t in report.tasks)
