@@ -267,3 +267,21 @@ def test_a_heartbeat_from_the_future_never_pins_last_worked_on_there(db):
     assert stamp <= time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time()))
     db.process_heartbeats()
     assert db.time_split(task.id).total == 0  # clamped to now: no time that has not happened
+
+
+def test_a_control_prompt_that_starts_a_turn_counts_the_turn_as_claudes():
+    """A `y` approving a plan (or a slash command that runs a prompt) starts a 6-minute
+    turn: Claude's 360 s, where skipping the prompt used to count nothing of it."""
+    from missioncache_db.turns import CONTROL
+
+    starts = [s(0, pid="p1"), (100.0, "s1", "p2", CONTROL)]
+    ends = {("s1", "p1"): (60, 0), ("s1", "p2"): (460, 0)}
+    # the first turn 60 s, your 40 s reading the plan, then Claude's 6 minutes
+    assert split(starts, ends, IDLE, TAIL, NOW) == TimeSplit(460, 420, 40)
+
+
+def test_a_bare_control_answer_counts_nothing_but_ends_the_turn_before_it():
+    from missioncache_db.turns import CONTROL
+
+    starts = [s(0, pid="p1"), (50.0, "s1", "n1", CONTROL)]  # p1 interrupted, then `n`
+    assert split(starts, {}, IDLE, TAIL, NOW) == TimeSplit(50, 50, 0)  # no tail for `n`

@@ -41,7 +41,9 @@ _INSERT_END = (
     "INSERT OR IGNORE INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background) "
     "VALUES (?, ?, ?, ?, ?, ?)"
 )
-KINDS = ("prompt", "synthetic")
+# ``control``: a prompt that is not work by itself (a slash command, a bare ``y``): it is
+# recorded only so that the turn it starts, when one ends, counts as Claude's (docs/time.md).
+KINDS = ("prompt", "synthetic", "control")
 
 
 def new_record(

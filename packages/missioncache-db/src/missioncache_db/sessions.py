@@ -107,7 +107,7 @@ def _rebuild(
     conn.execute("DELETE FROM sessions WHERE task_id = ? AND end_epoch >= ?", (task_id, horizon))
     rows = conn.execute(
         "SELECT epoch, timestamp, session_id FROM heartbeats "
-        "WHERE task_id = ? AND epoch >= ? ORDER BY epoch, id",
+        "WHERE task_id = ? AND epoch >= ? AND kind IS NOT 'control' ORDER BY epoch, id",
         (task_id, start),
     )
     pending: list[tuple] = []

@@ -159,6 +159,10 @@ def _with_summary(
     return sweep.add(turns[len(before) :], now).result(now)
 
 
+# The fourth field of a start: 0 a human prompt, 1 synthetic, 2 control (turns.CONTROL).
+KIND_CODE = "CASE kind WHEN 'synthetic' THEN 1 WHEN 'control' THEN 2 ELSE 0 END"
+
+
 def events(conn: sqlite3.Connection, task_id: int, since: float | None) -> tuple[list, dict]:
     """The task's counted prompts (``(epoch, session, prompt, synthetic)``) and the last end
     of each (``{(session, prompt): (epoch, background)}``), from ``since`` on (or all)."""
@@ -167,7 +171,7 @@ def events(conn: sqlite3.Connection, task_id: int, since: float | None) -> tuple
         where += " AND epoch >= ?"
         params.append(since)
     starts = conn.execute(
-        f"SELECT epoch, session_id, prompt_id, kind = 'synthetic' FROM heartbeats WHERE {where}",
+        f"SELECT epoch, session_id, prompt_id, {KIND_CODE} FROM heartbeats WHERE {where}",
         params,
     ).fetchall()
     ends: dict = {}

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
 _INF = float("inf")
+SYNTHETIC, CONTROL = 1, 2  # the kind codes of a start (summary.KIND_CODE); 0 is human
 
 
 class TimeSplit:
@@ -70,13 +71,19 @@ def turn_intervals(
     """Each turn as ``(start, end, reach)``: ``reach`` is the latest moment a next prompt
     may come for the gap before it to count as the human's.
 
-    ``starts``: ``(epoch, session_id, prompt_id, synthetic)`` per counted prompt.
+    ``starts``: ``(epoch, session_id, prompt_id, kind)`` per counted prompt (kind 0 human,
+    ``SYNTHETIC``, ``CONTROL``; a bool means synthetic or not).
     ``ends``: ``{(session_id, prompt_id): (epoch, background)}``, the latest end of each.
+
+    A control prompt (a slash command, a bare ``y``) makes a turn only when its end
+    arrived: then the turn it started is Claude's time like any other; without one it
+    counts nothing (no assumed-work tail: nothing says anyone worked). Either way it is
+    the next prompt of the turn before it.
     """
     first: dict = {}  # (session, prompt) -> (epoch, synthetic): a prompt counts once
     by_session: dict = {}
-    for epoch, session_id, prompt_id, synthetic in starts:
-        item = (min(epoch, now), bool(synthetic))
+    for epoch, session_id, prompt_id, kind in starts:
+        item = (min(epoch, now), int(kind or 0))
         if prompt_id is None:  # heartbeats from before prompt ids were recorded
             by_session.setdefault(session_id, []).append((item[0], None, item[1]))
         elif (session_id, prompt_id) not in first or item < first[session_id, prompt_id]:
@@ -86,11 +93,13 @@ def turn_intervals(
     turns = []
     for session_id, items in by_session.items():
         items.sort(key=lambda item: (item[0], item[1] or "", item[2]))
-        for index, (start, prompt_id, _synthetic) in enumerate(items):
+        for index, (start, prompt_id, kind) in enumerate(items):
             following = items[index + 1] if index + 1 < len(items) else None
             next_start = following[0] if following else _INF
-            next_synthetic = following[2] if following else False
+            next_synthetic = following[2] == SYNTHETIC if following else False
             end = ends.get((session_id, prompt_id)) if prompt_id is not None else None
+            if kind == CONTROL and end is None:
+                continue
             turns.append(_turn(start, end, next_start, next_synthetic, idle, tail, now))
     return turns
 
