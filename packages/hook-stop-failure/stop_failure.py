@@ -32,6 +32,8 @@ def main() -> None:
         return
     from missioncache_db.turn_end import record_turn_end
 
+    # Its payload lists no background tasks: turns.py reads a failure as "an agent may
+    # still run" and lets a following <task-notification> prompt decide (docs/time.md).
     record_turn_end(payload.get("session_id"), payload.get("prompt_id"), "failure")
     transcript = payload.get("transcript_path")
     if transcript:  # best effort (see above); the next Stop reads the same lines anyway

@@ -285,3 +285,13 @@ def test_a_bare_control_answer_counts_nothing_but_ends_the_turn_before_it():
 
     starts = [s(0, pid="p1"), (50.0, "s1", "n1", CONTROL)]  # p1 interrupted, then `n`
     assert split(starts, {}, IDLE, TAIL, NOW) == TimeSplit(50, 50, 0)  # no tail for `n`
+
+
+def test_a_failed_turn_with_an_agent_running_is_claudes_until_the_agents_report():
+    """StopFailure carries no background tasks; when the session's next prompt is the
+    agent's <task-notification>, the agent's minutes in between were Claude's."""
+    starts = [s(0, pid="p1"), s(900, pid="p2", synthetic=True)]
+    ends = {("s1", "p1"): (60, -1), ("s1", "p2"): (930, 0)}  # -1: a failure's end
+    assert split(starts, ends, IDLE, TAIL, NOW) == TimeSplit(930, 930, 0)
+    starts[1] = s(900, pid="p2")  # a human prompt 14 minutes later: nobody's gap
+    assert split(starts, ends, IDLE, TAIL, NOW) == TimeSplit(90, 90, 0)

@@ -154,3 +154,21 @@ def test_the_parts_shown_add_up_to_the_total_shown():
     assert format_split((3900, 1830, 2070)) == "1h 5m (Claude 31m, you 34m)"
     assert format_split((45, 30, 15)) == "45s (Claude 30s, you 15s)"
     assert format_split((0, 0, 0)) == "0s (Claude 0s, you 0s)"
+
+
+def test_a_stop_failure_with_an_agent_counts_until_its_notification(db, task):
+    """Stored events: the failure's end (outcome failure) is read as "an agent may run"."""
+    heartbeat(db, task.id, "s1", "p-1", T0)
+    db.conn.execute(
+        "INSERT INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background)"
+        " VALUES ('e1', 's1', 'p-1', ?, 'failure', 0)",
+        (T0 + 60,),
+    )
+    heartbeat(db, task.id, "s1", "p-2", T0 + 900)
+    db.conn.execute("UPDATE heartbeats SET kind = 'synthetic' WHERE prompt_id = 'p-2'")
+    db.conn.execute(
+        "INSERT INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background)"
+        " VALUES ('e2', 's1', 'p-2', ?, 'stop', 0)",
+        (T0 + 930,),
+    )
+    assert tuple(db.time_split(task.id, now=T0 + 5000)) == (930, 930, 0)

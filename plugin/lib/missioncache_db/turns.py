@@ -15,6 +15,8 @@ that is within the idle timeout. The rules (docs/time.md states them for users):
   ``background_tasks``) continues until the session's next prompt when that prompt is
   the work's report (a synthetic ``<task-notification>`` prompt), or for at most the
   idle timeout before a human prompt, or for the assumed-work tail when nothing follows.
+- A turn that ended in StopFailure (which lists no background tasks) while an agent ran
+  continues to the session's next prompt when that prompt is the agent's report.
 - Every epoch is clamped to ``now`` first: a clock that ran ahead never makes time that
   has not happened yet, nor keeps a turn open.
 
@@ -117,6 +119,10 @@ def _turn(
         stop = min(next_start, start + tail, now)
         return start, stop, max(stop, start + idle)
     stop = max(start, min(end[0], now))
+    if end[1] < 0:  # a StopFailure: an agent it left running reports in a notification
+        if next_synthetic and next_start != _INF:
+            stop = max(stop, min(next_start, now))
+        return start, stop, stop + idle
     if end[1]:  # background work still running when the turn ended
         if next_start == _INF:
             stop = min(now, stop + tail)
