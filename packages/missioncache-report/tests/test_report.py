@@ -311,3 +311,36 @@ def test_a_turn_just_before_midnight_gives_the_night_to_nobody(report, mc_env, m
     days = {d["day"]: (d["claude"], d["you"]) for d in data["days"]}
     assert days[time.strftime("%Y-%m-%d", time.localtime(night))] == (360, 0)
     assert days[time.strftime("%Y-%m-%d", time.localtime(morning))] == (600, 0)
+
+
+def test_timesheet_imports_as_toggl_entries(report, work, mc_env):
+    mc_env.env["MISSIONCACHE_TIMESHEET_EMAIL"] = "dev@example.com"
+    rows = list(csv.DictReader(io.StringIO(report("--format", "timesheet"))))
+    assert list(rows[0]) == ["Email", "Project", "Description", "Start date", "Start time",
+                             "Duration"]  # fmt: skip
+    today = next(r for r in rows if r["Start date"] == time.strftime("%Y-%m-%d"))
+    assert today == {
+        "Email": "dev@example.com",
+        "Project": "demo-task",
+        "Description": "Claude 56m, you 4m",
+        "Start date": today["Start date"],
+        "Start time": "00:01:00",
+        "Duration": "01:00:00",
+    }
+
+
+def test_csv_cells_cannot_run_formulas_or_reorder_text():
+    from missioncache_report.formats import safe_cell
+
+    assert safe_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert [safe_cell(t)[0] for t in ("+1", "-1", "@a", "\tx", "\rx")] == ["'"] * 5
+    assert safe_cell("demo\u202etxt") == "demo\\u202etxt" and safe_cell("demo") == "demo"
+
+
+def test_html_shows_each_days_figure_in_decimal_hours_within_700_px(report, work):
+    page = report("--format", "html")
+    assert ">1.00</text>" in page  # today's hour, written on its bar (not only on hover)
+    assert ">0.75</text>" in page  # other's 45 minutes yesterday
+    assert ">hours</text>" in page  # the axis says what it counts
+    width = int(page.split('<svg xmlns="http://www.w3.org/2000/svg" width="')[1].split('"')[0])
+    assert width <= 700 and "min-width:760px" not in page

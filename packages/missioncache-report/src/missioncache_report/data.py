@@ -50,6 +50,7 @@ class DayRow:
     you: int = 0
     tokens: dict = field(default_factory=dict)
     cost_usd: float | None = None
+    first: str = "00:00:00"  # local time of the day's first prompt of the task
 
 
 @dataclass
@@ -125,6 +126,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
             days.append(
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
+            days[-1].first = _first_prompt(db, task.id, day)
             if day in usage:
                 days[-1].tokens, days[-1].cost_usd = usage[day].as_json(), usage[day].cost
             else:
@@ -221,6 +223,16 @@ def _days_between(first: float, last: float) -> list[str]:
         if day > _day(last):
             return out
         out.append(day)
+
+
+def _first_prompt(db: TaskDB, task_id: int, day: str) -> str:
+    """``HH:MM:SS`` of the task's first prompt that day; midnight when none."""
+    start, end = _day_bounds(day)
+    row = db.conn.execute(
+        "SELECT MIN(epoch) FROM heartbeats WHERE task_id = ? AND epoch >= ? AND epoch < ?",
+        (task_id, start, end),
+    ).fetchone()
+    return "00:00:00" if row[0] is None else time.strftime("%H:%M:%S", time.localtime(row[0]))
 
 
 def _day_bounds(day: str) -> tuple[float, float]:

@@ -12,7 +12,7 @@ from missioncache_db.usage import format_cost
 from missioncache_report.columns import columns, short_tokens, token_count, totals
 from missioncache_report.data import Report
 
-FORMATS = ("text", "csv", "json", "html")
+FORMATS = ("text", "csv", "json", "html", "timesheet")
 
 
 def render(report: Report, fmt: str) -> str:
@@ -22,6 +22,8 @@ def render(report: Report, fmt: str) -> str:
         return csv_text(report)
     if fmt == "json":
         return json_text(report)
+    if fmt == "timesheet":
+        return timesheet_text(report)
     if fmt == "html":
         from missioncache_report.html import html
 
@@ -112,7 +114,7 @@ def csv_text(report: Report) -> str:
         writer.writerow(
             [
                 d.day,
-                d.task,
+                safe_cell(d.task),
                 status.get(d.task, ""),
                 d.seconds,
                 f"{d.seconds / 3600:.2f}",
@@ -125,6 +127,62 @@ def csv_text(report: Report) -> str:
             ]
         )
     return out.getvalue()
+
+
+# Until issue 20's shared escaping helper lands in missioncache_report, this is the one
+# place CSV cells are neutralised; replace it with that helper when it does.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def safe_cell(text: str) -> str:
+    """A CSV cell a spreadsheet will not run (OWASP CSV injection: a leading ``=``, ``+``,
+    ``-``, ``@``, tab or CR gets a ``'`` before it), with bidirectional controls written
+    as ``\\u202e`` so a name cannot reorder what the reader sees."""
+    text = "".join(f"\\u{ord(c):04x}" if c in _BIDI else c for c in text)
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+TIMESHEET_HEADER = ["Email", "Project", "Description", "Start date", "Start time", "Duration"]
+
+
+def timesheet_text(report: Report, email: str | None = None) -> str:
+    """One time entry per task per day in Toggl Track's CSV import columns (``Email``,
+    ``Project``, ``Description``, ``Start date``, ``Start time``, ``Duration`` as
+    ``HH:MM:SS``), which Clockify's CSV import maps too. The entry starts at the day's
+    first prompt of the task (midnight for time that only ran over from the day before)
+    and lasts the day's total. The email is ``MISSIONCACHE_TIMESHEET_EMAIL``, else
+    git's ``user.email``."""
+    email = email if email is not None else _timesheet_email()
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(TIMESHEET_HEADER)
+    for d in report.days:
+        if not d.seconds:
+            continue
+        hours, rest = divmod(d.seconds, 3600)
+        duration = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+        description = f"Claude {format_duration(d.claude)}, you {format_duration(d.you)}"
+        writer.writerow(
+            [safe_cell(email), safe_cell(d.task), description, d.day, d.first, duration]
+        )
+    return out.getvalue()
+
+
+def _timesheet_email() -> str:
+    import os
+    import subprocess
+
+    configured = os.environ.get("MISSIONCACHE_TIMESHEET_EMAIL")
+    if configured:
+        return configured
+    try:
+        done = subprocess.run(
+            ["git", "config", "user.email"], capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()
 
 
 def json_text(report: Report) -> str:
