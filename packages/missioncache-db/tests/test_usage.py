@@ -172,3 +172,18 @@ def test_a_stop_failure_with_an_agent_counts_until_its_notification(db, task):
         (T0 + 930,),
     )
     assert tuple(db.time_split(task.id, now=T0 + 5000)) == (930, 930, 0)
+
+
+def test_waits_are_nobodys_time_and_shown_apart(db, task):
+    """A 10-minute turn of which 4 minutes were Claude Code waiting to retry: Claude 6m."""
+    heartbeat(db, task.id, "s1", "p-1", T0)
+    db.conn.execute(
+        "INSERT INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background)"
+        " VALUES ('e1', 's1', 'p-1', ?, 'stop', 0)",
+        (T0 + 600,),
+    )
+    for record in spool_records("s1", [], [[T0 + 60, 100.0], [T0 + 200, 140.0]]):
+        spool.append(db.spool_dir, record)
+    db.process_heartbeats()
+    found = db.time_split(task.id, now=T0 + 5000)
+    assert tuple(found) == (360, 360, 0) and found.waiting == 240

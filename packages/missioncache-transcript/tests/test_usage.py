@@ -97,3 +97,22 @@ def test_subagent_transcripts_sit_beside_the_session(tmp_path):
         str(folder / "agent-b.jsonl"),
     ]
     assert subagent_transcripts(tmp_path / "none.jsonl") == []
+
+
+def test_retry_back_offs_are_read_as_waits(tmp_path):
+    """The record 2.1.328 writes when a request is retried (measured against the fake API
+    answering 529): ``system``/``api_error`` with ``retryInMs``."""
+    record = {
+        "type": "system",
+        "subtype": "api_error",
+        "level": "error",
+        "retryInMs": 1064,
+        "retryAttempt": 2,
+        "maxRetries": 10,
+        "source": "request_retry",
+        "timestamp": "2026-12-01T23:43:41.963Z",
+    }
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps(dict(record, retryInMs=-5)) + "\n")
+    found = read_usage(path)
+    assert found.waits == [(iso_epoch("2026-12-01T23:43:41.963Z"), 1.064)]

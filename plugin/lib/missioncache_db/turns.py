@@ -39,10 +39,20 @@ class TimeSplit:
     gaps within the idle timeout); ``total == claude + you``. A plain class with
     ``__slots__``: ``typing.NamedTuple`` costs imports on the hook path."""
 
-    __slots__ = ("claude", "total", "you")
+    __slots__ = ("claude", "total", "waiting", "you")
 
-    def __init__(self, total: int, claude: int, you: int):
+    def __init__(self, total: int, claude: int, you: int, waiting: int = 0):
         self.total, self.claude, self.you = total, claude, you
+        self.waiting = waiting  # seconds of recorded waits, already taken out of Claude's
+
+    def less_waiting(self, seconds: float) -> TimeSplit:
+        """This split with ``seconds`` of waits (inside turns) taken out of Claude's time:
+        they are nobody's, and shown apart as ``waiting``."""
+        waiting = min(self.claude, round(seconds))
+        if waiting <= 0:
+            return self
+        claude = self.claude - waiting
+        return TimeSplit(claude + self.you, claude, self.you, waiting)
 
     def __iter__(self) -> Iterator[int]:
         return iter((self.total, self.claude, self.you))

@@ -33,6 +33,8 @@ DEFAULT_MAX_BYTES = 32 << 20  # per read; the next read goes on from there
 _CHUNK = 1 << 20
 _NEEDLE = b'"usage"'
 _PROMPT_NEEDLE = b'"promptId"'
+_WAIT_NEEDLE = b'"retryInMs"'
+MAX_WAIT = 6 * 3600.0  # a usage limit resets within five hours; more is not a wait
 MAX_TOKENS = 1 << 40  # more than any message can hold: a bigger count is not a count
 
 
@@ -83,13 +85,19 @@ class UsageRead:
     read starts at, and the prompt id of the last prompt seen (the turn later messages
     belong to)."""
 
-    __slots__ = ("messages", "offset", "prompt_id", "restarted")
+    __slots__ = ("messages", "offset", "prompt_id", "restarted", "waits")
 
     def __init__(
-        self, messages: list[MessageUsage], offset: int, prompt_id: str | None, restarted: bool
+        self,
+        messages: list[MessageUsage],
+        offset: int,
+        prompt_id: str | None,
+        restarted: bool,
+        waits: list[tuple[float, float]] | None = None,
     ) -> None:
         self.messages, self.offset, self.prompt_id = messages, offset, prompt_id
         self.restarted = restarted
+        self.waits = waits or []  # (epoch, seconds): Claude Code waiting to retry
 
 
 def _count(value: Any) -> int:
@@ -210,6 +218,7 @@ def read_usage(
             offset = 0
         handle.seek(offset)
         seen: dict[str, MessageUsage] = {}
+        waits: list[tuple[float, float]] = []
         position, budget, carry = offset, max_bytes, b""
         while budget > 0:
             block = handle.read(min(_CHUNK, budget))
@@ -220,9 +229,12 @@ def read_usage(
             end = data.rfind(b"\n") + 1
             carry = data[end:]
             for line in data[:end].split(b"\n"):
-                prompt_id = _scan(line, prompt_id, seen)
+                if _WAIT_NEEDLE in line:
+                    _wait(line, waits)
+                else:
+                    prompt_id = _scan(line, prompt_id, seen)
             position += end
-        return UsageRead(list(seen.values()), position, prompt_id, restarted)
+        return UsageRead(list(seen.values()), position, prompt_id, restarted, waits)
     except OSError:
         return UsageRead([], offset, prompt_id, False)
     finally:
@@ -242,6 +254,27 @@ def _scan(line: bytes, prompt_id: str | None, seen: dict[str, MessageUsage]) -> 
     if usage is not None:
         _merge(seen, usage)
     return prompt_id
+
+
+def wait_of(record: dict) -> tuple[float, float] | None:
+    """``(epoch, seconds)`` of a wait Claude Code recorded: a ``system`` record carrying
+    ``retryInMs`` (measured on 2.1.328: ``subtype: "api_error"``, ``source:
+    "request_retry"``, one per retry, written when the back-off starts)."""
+    if record.get("type") != "system":
+        return None
+    delay, epoch = record.get("retryInMs"), iso_epoch(record.get("timestamp"))
+    if isinstance(delay, bool) or not isinstance(delay, (int, float)) or epoch is None:
+        return None
+    if not 0 < delay <= MAX_WAIT * 1000:
+        return None
+    return epoch, delay / 1000.0
+
+
+def _wait(line: bytes, waits: list[tuple[float, float]]) -> None:
+    record = _parse(line)
+    found = wait_of(record) if record is not None else None
+    if found is not None:
+        waits.append(found)
 
 
 def subagent_transcripts(transcript: PathLike) -> list[str]:

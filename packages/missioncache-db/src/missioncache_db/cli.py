@@ -75,7 +75,8 @@ def cmd_time(args: argparse.Namespace) -> int:
         split = db.time_split(task.id, args.period)
         tokens = db.task_tokens(task.id, args.period)
     label = PERIOD_LABELS[args.period]
-    print(f"{task.name}: {format_split(split)}{cost_part(tokens)}, {label}")
+    waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
+    print(f"{task.name}: {format_split(split)}{waiting}{cost_part(tokens)}, {label}")
     return 0
 
 

@@ -180,6 +180,15 @@ CREATE TABLE IF NOT EXISTS usage (
 );
 CREATE INDEX IF NOT EXISTS usage_task_epoch ON usage(task_id, epoch);
 CREATE INDEX IF NOT EXISTS usage_unassigned ON usage(session_id) WHERE task_id IS NULL;
+CREATE TABLE IF NOT EXISTS waits (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    epoch REAL NOT NULL,
+    seconds REAL NOT NULL,
+    task_id INTEGER REFERENCES tasks(id) ON DELETE CASCADE,
+    UNIQUE(session_id, epoch)
+);
+CREATE INDEX IF NOT EXISTS waits_task_epoch ON waits(task_id, epoch);
 """
 
 

@@ -69,7 +69,10 @@ def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | No
     now = time.time() if now is None else now
     with write_transaction(conn):
         _, claimed = ingest_spool(conn, spool_dir)
-        if pending_usage(conn):  # tokens that came before their session's heartbeats
+        if (
+            pending_usage(conn)
+            or conn.execute("SELECT 1 FROM waits WHERE task_id IS NULL LIMIT 1").fetchone()
+        ):  # tokens that came before their session's heartbeats
             from missioncache_db.usage import assign_tasks
 
             assign_tasks(conn)
@@ -163,14 +166,18 @@ def time_split(
     turns when it has one; ``keep_summary`` writes one when it has none
     (``missioncache_db.summary``).
     """
+    from missioncache_db.usage import waiting_seconds
+
     now = time.time() if now is None else now
     since = period_start(period, now)
     idle, tail = read_config(conn)
+    waits = waiting_seconds(conn, task_id, since, now)
     if since is None:
-        return summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
+        found = summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
+        return found.less_waiting(waits)
     # Earlier turns can reach into the period, up to a margin.
     starts, ends = summary.events(conn, task_id, since - _PERIOD_MARGIN - idle - tail)
-    return turns.split(starts, ends, idle, float(tail), now, since)
+    return turns.split(starts, ends, idle, float(tail), now, since).less_waiting(waits)
 
 
 def time_invested(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:
@@ -190,6 +197,8 @@ def day_splits(
     computing a day as "today seen from its last instant" would clamp the next morning's
     prompt to that instant and credit the night's gap to the human (docs/time.md, Periods).
     """
+    from missioncache_db.usage import waiting_seconds
+
     now = time.time() if now is None else now
     if not days:
         return []
@@ -203,5 +212,6 @@ def day_splits(
         claude_seconds = turns.clipped(claude, start, stop)
         total = round(claude_seconds + turns.clipped(you, start, stop))
         claude_whole = min(total, round(claude_seconds))
-        out.append(TimeSplit(total, claude_whole, total - claude_whole))
+        day = TimeSplit(total, claude_whole, total - claude_whole)
+        out.append(day.less_waiting(waiting_seconds(conn, task_id, start, stop)))
     return out

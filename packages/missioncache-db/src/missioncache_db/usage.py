@@ -75,21 +75,45 @@ def _valid_row(session_id: str, row: Any) -> tuple | None:
     )
 
 
+def _valid_wait(session_id: str, wait: Any) -> tuple | None:
+    if not isinstance(wait, list) or len(wait) != 2:
+        return None
+    epoch, seconds = wait
+    for value in wait:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if not math.isfinite(value):
+            return None
+    if not 0 < seconds <= 6 * 3600:
+        return None
+    return (session_id, float(epoch), float(seconds))
+
+
 def valid_usage(raw: dict) -> dict | None:
     """A spooled usage record checked field by field; None when it is not ours."""
     sid, rows = session_id_or_none(raw.get("session_id")), raw.get("m")
     if sid is None or not isinstance(rows, list):
         return None
     checked = [_valid_row(sid, row) for row in rows]
-    return {"type": USAGE, "uid": raw["uid"], "rows": [r for r in checked if r is not None]}
+    waits = raw.get("w")
+    found = [_valid_wait(sid, w) for w in waits] if isinstance(waits, list) else []
+    return {
+        "type": USAGE,
+        "uid": raw["uid"],
+        "rows": [r for r in checked if r is not None],
+        "waits": [w for w in found if w is not None],
+    }
 
 
 def insert_usage(conn: sqlite3.Connection, records: list[dict]) -> int:
     """Store the messages of spooled usage records; returns the rows inserted."""
     rows = [row for record in records for row in record["rows"]]
-    if not rows:
-        return 0
-    inserted = conn.executemany(_INSERT, rows).rowcount
+    waits = [wait for record in records for wait in record.get("waits", ())]
+    if waits:
+        conn.executemany(
+            "INSERT OR IGNORE INTO waits(session_id, epoch, seconds) VALUES (?, ?, ?)", waits
+        )
+    inserted = conn.executemany(_INSERT, rows).rowcount if rows else 0
     assign_tasks(conn)
     return inserted
 
@@ -106,7 +130,31 @@ def assign_tasks(conn: sqlite3.Connection) -> int:
         if task_id is not None:
             updates.append((task_id, row_id))
     conn.executemany("UPDATE usage SET task_id = ? WHERE id = ?", updates)
-    return len(updates)
+    waiting = conn.execute(_UNASSIGNED.replace("usage u", "waits u").replace("u.prompt_id", "NULL"))
+    wait_updates = []
+    for row_id, session_id, _, epoch in waiting.fetchall():
+        if session_id not in beats:
+            beats[session_id] = conn.execute(_SESSION_BEATS, (session_id,)).fetchall()
+        task_id = task_of(beats[session_id], None, epoch)
+        if task_id is not None:
+            wait_updates.append((task_id, row_id))
+    conn.executemany("UPDATE waits SET task_id = ? WHERE id = ?", wait_updates)
+    return len(updates) + len(wait_updates)
+
+
+def waiting_seconds(
+    conn: sqlite3.Connection, task_id: int, since: float | None, until: float
+) -> float:
+    """Seconds of the task's recorded waits (retry back-offs, usage limits) inside
+    ``[since, until]``: time that is neither Claude's nor yours (docs/time.md)."""
+    low = -math.inf if since is None else since
+    total = 0.0
+    for epoch, seconds in conn.execute(
+        "SELECT epoch, seconds FROM waits WHERE task_id = ? AND epoch < ? ORDER BY epoch",
+        (task_id, until),
+    ):
+        total += max(0.0, min(epoch + seconds, until) - max(epoch, low))
+    return total
 
 
 def task_of(beats: list[tuple], prompt_id: str | None, epoch: float) -> int | None:

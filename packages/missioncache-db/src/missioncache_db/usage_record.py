@@ -39,9 +39,10 @@ def _as_row(message: Any, agent: str | None, fallback_prompt: str | None) -> lis
 
 
 def _read_file(
-    path: str, entry: Any, agent: str | None, fallback_prompt: str | None
+    path: str, entry: Any, agent: str | None, fallback_prompt: str | None, waits: list
 ) -> tuple[list[list], list]:
-    """(rows, new state entry) for one transcript, read from its kept offset."""
+    """(rows, new state entry) for one transcript, read from its kept offset; the main
+    transcript's waits (API retries, usage limits) are added to ``waits``."""
     from missioncache_transcript.usage import read_usage
 
     offset, prompt = 0, None
@@ -49,6 +50,8 @@ def _read_file(
         offset = max(0, entry[0])
         prompt = entry[1] if isinstance(entry[1], str) else None
     found = read_usage(path, offset, prompt)
+    if agent is None:
+        waits.extend([epoch, seconds] for epoch, seconds in found.waits)
     rows = [_as_row(m, agent, fallback_prompt) for m in found.messages]
     return rows, [found.offset, found.prompt_id]
 
@@ -58,27 +61,30 @@ def _agent_name(path: str) -> str:
     return session_id_or_none(name) or "agent"
 
 
-def collect(transcript: str, state: dict, prompt_id: str | None) -> tuple[list[list], dict]:
+def collect(
+    transcript: str, state: dict, prompt_id: str | None, waits: list | None = None
+) -> tuple[list[list], dict]:
     """The new messages of a session's transcripts and the state to keep after them."""
+    waits = [] if waits is None else waits
     from missioncache_transcript.usage import subagent_transcripts
 
     files = state.get("files") if state.get("transcript") == transcript else None
     old = files if isinstance(files, dict) else {}
     new: dict[str, list] = {}
-    rows, kept = _read_file(transcript, old.get("main"), None, prompt_id)
+    rows, kept = _read_file(transcript, old.get("main"), None, prompt_id, waits)
     new["main"] = kept
     for path in subagent_transcripts(transcript)[:MAX_FILES]:
         key = os.path.basename(path)
-        found, kept = _read_file(path, old.get(key), _agent_name(path), prompt_id)
+        found, kept = _read_file(path, old.get(key), _agent_name(path), prompt_id, waits)
         rows.extend(found)
         new[key] = kept
     return rows, {"transcript": transcript, "files": new}
 
 
-def spool_records(session_id: str, rows: list[list]) -> list[dict]:
-    """The spool lines holding ``rows`` (``PER_LINE`` messages each)."""
+def spool_records(session_id: str, rows: list[list], waits: list | None = None) -> list[dict]:
+    """The spool lines holding ``rows`` (``PER_LINE`` messages each) and ``waits``."""
     now = time.time()
-    return [
+    records = [
         {
             "type": USAGE,
             "uid": os.urandom(16).hex(),
@@ -88,6 +94,18 @@ def spool_records(session_id: str, rows: list[list]) -> list[dict]:
         }
         for start in range(0, len(rows), PER_LINE)
     ]
+    for start in range(0, len(waits or []), PER_LINE):
+        records.append(
+            {
+                "type": USAGE,
+                "uid": os.urandom(16).hex(),
+                "epoch": now,
+                "session_id": session_id,
+                "m": [],
+                "w": (waits or [])[start : start + PER_LINE],
+            }
+        )
+    return records
 
 
 def record_usage(session_id: Any, transcript_path: Any, prompt_id: Any = None) -> int:
@@ -106,11 +124,12 @@ def record_usage(session_id: Any, transcript_path: Any, prompt_id: Any = None) -
     from missioncache_state.statefile import load_state, save_state
 
     state = load_state(STATE_KIND, sid) or {}
-    rows, kept = collect(transcript_path, state, session_id_or_none(prompt_id))
-    if rows:
+    waits: list = []
+    rows, kept = collect(transcript_path, state, session_id_or_none(prompt_id), waits)
+    if rows or waits:
         from missioncache_db import spool
 
-        for record in spool_records(sid, rows):
+        for record in spool_records(sid, rows, waits):
             spool.append(heartbeat_spool_dir(), record)
     if kept != state:
         save_state(STATE_KIND, kept, sid)
