@@ -30,6 +30,7 @@ class TaskRow:
     seconds: int = 0
     claude: int = 0
     you: int = 0
+    waiting: int = 0  # recorded waits (retries, usage limits): nobody's time
     sessions: int = 0
     compactions: int | None = None
     done: int = 0
@@ -50,6 +51,7 @@ class DayRow:
     you: int = 0
     tokens: dict = field(default_factory=dict)
     cost_usd: float | None = None
+    waiting: int = 0
     first: str = "00:00:00"  # local time of the day's first prompt of the task
 
 
@@ -116,6 +118,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     row = TaskRow(task.id, shown_name(task), task.status)
     found = db.time_split(task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
+    row.waiting = found.waiting
     sessions = _sessions_per_day(db, task.id, since)
     row.sessions = sum(sessions.values())
     usage = _usage_per_day(db, task.id, since)
@@ -127,6 +130,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
             days[-1].first = _first_prompt(db, task.id, day)
+            days[-1].waiting = split.waiting
             if day in usage:
                 days[-1].tokens, days[-1].cost_usd = usage[day].as_json(), usage[day].cost
             else:
