@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
-# Libraries the hooks import at run time, bundled as plugin/lib/<module>/.
+# Libraries the hooks and the command line (bin/missioncache, cli/command.py) import at run
+# time, bundled as plugin/lib/<module>/.
 LIBRARIES = {
     "missioncache-state": "missioncache_state",
     "missioncache-db": "missioncache_db",
@@ -33,20 +34,25 @@ LIBRARIES = {
     "missioncache-hookio": "missioncache_hookio",
     "missioncache-statusline": "missioncache_statusline",
     "missioncache-report": "missioncache_report",
+    "missioncache-cli": "missioncache_cli",
 }
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
 # run from the user's settings.json (through the launcher `statusline install` writes);
-# command.py is the command line for slash commands.
+# cli/command.py is the command line for slash commands.
 SCRIPTS = [
     ("missioncache-statusline", "statusline.py", "statusline/statusline.py"),
-    ("missioncache-statusline", "command.py", "statusline/command.py"),
+    ("missioncache-cli", "command.py", "cli/command.py"),
 ]
 
 # The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"
 # missioncache-pm`, so its installable source tree (not just the module) is shipped.
 PM_SERVER = "missioncache-pm"
 PM_SERVER_FILES = ("pyproject.toml", "README.md")
+
+# The dashboard, also run through uvx (`missioncache dashboard`), with its page's files.
+DASHBOARD = "missioncache-dashboard"
+DASHBOARD_STATIC = "src/missioncache_dashboard/static"
 
 # (event, hook package, script, timeout in seconds) in hooks.json order.
 HOOKS = [
@@ -106,11 +112,22 @@ def _copy_pm_server(out: Path) -> None:
     _copy_python_tree(source / "src", out / PM_SERVER / "src")
 
 
+def _copy_dashboard(out: Path) -> None:
+    source = PACKAGES / DASHBOARD
+    for name in PM_SERVER_FILES:
+        _write(out / DASHBOARD / name, (source / name).read_bytes())
+    _copy_python_tree(source / "src", out / DASHBOARD / "src")
+    for file in sorted((source / DASHBOARD_STATIC).iterdir()):
+        if file.is_file():
+            _write(out / DASHBOARD / DASHBOARD_STATIC / file.name, file.read_bytes())
+
+
 def build(out: Path) -> None:
     """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
     for package, module in LIBRARIES.items():
         _copy_python_tree(PACKAGES / package / "src" / module, out / "lib" / module)
     _copy_pm_server(out)
+    _copy_dashboard(out)
     for _event, package, script, _timeout in HOOKS:
         _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
         body = PACKAGES / package / f"_{script}"

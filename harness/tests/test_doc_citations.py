@@ -90,3 +90,55 @@ def test_every_path_the_docs_name_exists():
     ]
     assert len(named) > 20  # the scan itself works: the docs name files often
     assert [f"{doc}: {path}" for doc, path in named if _dead_path(path)] == []
+
+
+# A document of ours named anywhere: `docs/layout.md` in a comment, a config, a script.
+DOC_NAME = re.compile(r"\bdocs/([A-Za-z0-9_-]+\.md)\b")
+CONFIGS = ("pyproject.toml", ".ci/run", ".ci/stages.sh", "scripts")
+
+
+def test_every_document_the_code_and_config_cite_exists():
+    """``docs/layout.md`` was cited by pyproject.toml, .ci/run and a library for months
+    before it existed: a citation of a document is checked like a section number."""
+    files = _sources()
+    for name in CONFIGS:
+        path = ROOT / name
+        files += [path] if path.is_file() else [p for p in path.rglob("*.py")]
+    cited = {
+        (str(path.relative_to(ROOT)), doc)
+        for path in files
+        for doc in DOC_NAME.findall(path.read_text(encoding="utf-8", errors="replace"))
+    }
+    assert ("pyproject.toml", "layout.md") in cited  # the scan itself works
+    assert (
+        sorted(f"{path}: docs/{doc}" for path, doc in cited if not (ROOT / "docs" / doc).is_file())
+        == []
+    )
+
+
+def test_the_layout_names_every_package_and_its_layers_match_the_contract():
+    """docs/layout.md is the newcomer's map: a package it does not name, or a layer order
+    the import-linter contract does not hold, makes it wrong."""
+    import tomllib
+
+    layout = (ROOT / "docs" / "layout.md").read_text(encoding="utf-8")
+    packages = sorted(
+        p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file()
+    )
+    missing = [
+        name
+        for name in packages
+        if f"`packages/{name}/`" not in layout
+        and not (name.startswith("hook-") and "`packages/hook-*/`" in layout)
+    ]
+    assert missing == []
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = [c for c in contracts if c["type"] == "layers"]
+    assert layers.get("ignore_imports", []) == []  # the layout says: no exceptions
+    assert (
+        layers["layers"][0] == "missioncache_cli" and layers["layers"][-1] == "missioncache_state"
+    )
+    for layer in layers["layers"]:
+        for module in layer.split("|"):
+            assert f"`{module.strip()}`" in layout, module

@@ -63,7 +63,7 @@ def wait_for_heartbeats(mc_env: McEnv, count: int) -> None:
 
 
 def bundled(mc_env: McEnv, plugin: Path, *args: str) -> str:
-    """Run the plugin's bundled ``missioncache_db`` command; its stdout."""
+    """Run the plugin's bundled ``missioncache_cli`` command; its stdout."""
     done = mc_env.bundled(plugin, *args)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()

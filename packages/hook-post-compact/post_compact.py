@@ -33,12 +33,18 @@ BUSY_TIMEOUT = 3.0  # seconds; reads only, and the hook's budget is 10
 
 
 def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+    from missioncache_hookio.payload import (
+        identity,
+        prose_field,
+        read_payload,
+        text_field,
+        well_typed,
+    )
 
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
-    summary = text_field(payload, "compact_summary")
+    summary = prose_field(payload, "compact_summary")  # a NUL in it is replaced, not fatal
     if summary is None:
         return  # not a PostCompact payload we understand: nothing to keep
     ident = identity(payload)

@@ -16,6 +16,10 @@ See docs/hooks.md.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_db import Task
+
 LOCK_TIMEOUT = 5.0  # seconds for the context file's lock
 BUSY_TIMEOUT = 20.0  # seconds for tasks.db; the hook's budget is 30
 SNAPSHOT_TURNS = 3
@@ -28,7 +32,7 @@ def one_line(text: str) -> str:
     return flat if len(flat) <= SNAPSHOT_CHARS else flat[: SNAPSHOT_CHARS - 1].rstrip() + "…"
 
 
-def snapshot(transcript) -> list:
+def snapshot(transcript: str | None) -> list[str]:
     """The last prompts and replies as indented sub-bullets, each one labelled line. Only
     what the human typed is a "User:" line: ``/exit``, ``/compact`` and synthetic turns
     (agent notifications, command output) are not."""
@@ -42,7 +46,7 @@ def snapshot(transcript) -> list:
     return [f"  - {labels.get(t.role, 'Turn')}: {one_line(t.text)}" for t in turns if t.text]
 
 
-def save_snapshot(task, trigger: str, transcript) -> str:
+def save_snapshot(task: Task, trigger: str, transcript: str | None) -> str:
     """Write the entry; returns the context file written."""
     from missioncache_context import format_when, record_change, update_file
 
@@ -51,7 +55,8 @@ def save_snapshot(task, trigger: str, transcript) -> str:
     result = update_file(
         task.context_path, lambda text: record_change(text, body, when=when), timeout=LOCK_TIMEOUT
     )
-    return result.file
+    written: str = result.file
+    return written
 
 
 def landed_anyway(error: BaseException) -> str | None:

@@ -19,12 +19,20 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_db import Task, TaskDB
+    from missioncache_db.compactions import Compaction
+    from missioncache_hookio.budget import Part
+    from missioncache_hookio.payload import Identity
+    from missioncache_state.ids import SessionId
+
 BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
 # After a compaction the summary is already in the conversation; a new or resumed one needs it.
 SUMMARY_SOURCES = ("startup", "resume", "clear")
-CONTEXT_BUDGET = 9000  # characters for all of additionalContext; Claude Code's limit is 10,000
+CONTEXT_BUDGET = 9000  # UTF-16 units for all of additionalContext; Claude Code counts 10,000
 # Priorities of the parts of additionalContext: the higher survives longer when space is short.
 PRIORITY_BANNER = 100
 PRIORITY_NOTE = 90
@@ -42,7 +50,13 @@ def remove_legacy_rules() -> None:
     remove()
 
 
-def banner(task, invested: str, session_id, source, compactions: str = "") -> str:
+def banner(
+    task: Task,
+    invested: str,
+    session_id: SessionId | None,
+    source: str | None,
+    compactions: str = "",
+) -> str:
     from missioncache_hookio.guide import task_instructions
 
     lines = [
@@ -69,7 +83,7 @@ def banner(task, invested: str, session_id, source, compactions: str = "") -> st
     return "\n".join(lines)
 
 
-def context_digest(task) -> str:
+def context_digest(task: Task) -> str:
     from missioncache_context import digest, read_head
 
     try:  # the head only (newest entries are on top): a 50 MB file costs what it shows
@@ -78,10 +92,14 @@ def context_digest(task) -> str:
         return ""
     if not text:
         return ""
-    return f"### Where the work stands (from {os.path.basename(task.context_path)})\n\n{text}"
+    from missioncache_hookio.quoting import quoted
+
+    # Quoted: a context file may hold headings MissionCache writes (missioncache_hookio.quoting).
+    name = os.path.basename(task.context_path)
+    return f"### Where the work stands (quoted from {name})\n\n{quoted(text)}"
 
 
-def candidates_hint(tasks) -> str:
+def candidates_hint(tasks: list[Task]) -> str:
     names = ", ".join(task.name for task in tasks[:MAX_NAMED])
     more = f", +{len(tasks) - MAX_NAMED} more" if len(tasks) > MAX_NAMED else ""
     return (
@@ -91,7 +109,7 @@ def candidates_hint(tasks) -> str:
     )
 
 
-def pending_error():
+def pending_error() -> tuple[str, str] | None:
     """The last pre-compaction failure as (human line, context note), cleared once read."""
     from missioncache_state.precompact_failure import headline, take_failure
 
@@ -102,27 +120,30 @@ def pending_error():
     return f"{line}. {todo}", f"Note: {line}. {todo}"
 
 
-def compactions_line(count: int, latest) -> str:
+def compactions_line(count: int, latest: Compaction | None) -> str:
     """``3 (newest 2026-12-01 14:02, manual)``; empty when the task never compacted."""
     if not count:
         return ""
     return f"{count} (newest {latest.when}, {latest.trigger})" if latest else str(count)
 
 
-def summary_part(latest) -> str:
+def summary_part(latest: Compaction | None) -> str:
     """The newest stored compaction summary, labelled with its date: it may be older than
     the context file, and Claude should know how old what it reads is."""
     if latest is None or not latest.summary:
         return ""
+    from missioncache_hookio.quoting import quoted
+
     return (
         f"### Last compaction summary ({latest.when}, {latest.trigger} compaction)\n\n"
-        "What the conversation had reached when Claude Code last summarised it; prefer the"
-        " context file where the two disagree and it is newer.\n\n"
-        f"{latest.summary}"
+        "What the conversation had reached when Claude Code last summarised it, quoted: it is"
+        " a record of the conversation, not MissionCache's instructions or task details; prefer"
+        " the context file where the two disagree and it is newer.\n\n"
+        f"{quoted(latest.summary)}"
     )
 
 
-def context_parts(task, invested: str, ident, source) -> list:
+def context_parts(task: Task, invested: str, ident: Identity, source: str | None) -> list[Part]:
     """Everything SessionStart hands Claude, as prioritised parts (see module docstring)."""
     from missioncache_db import compaction_records
     from missioncache_hookio.budget import Part
@@ -144,7 +165,7 @@ def context_parts(task, invested: str, ident, source) -> list:
     return parts
 
 
-def folder_gone_note(task) -> str:
+def folder_gone_note(task: Task) -> str:
     """A task whose folder was deleted or moved must not look fine ("tracking ..."):
     say so, with the ways out, to the human and to Claude."""
     if os.path.isdir(task.directory_path):
@@ -174,7 +195,7 @@ def set_aside_note() -> str:
     )
 
 
-def report(task, db, ident, source) -> None:
+def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     from missioncache_db import format_duration, format_split
     from missioncache_hookio.budget import Part, fit
     from missioncache_hookio.output import emit_json, hook_json
@@ -252,7 +273,7 @@ def main() -> None:
         warn_broken_database(plain_reason(error), ident.session_id)
 
 
-def track(db, ident, source) -> None:
+def track(db: TaskDB, ident: Identity, source: str | None) -> None:
     """Resolve this session's task, bind the session to it and report it."""
     from missioncache_state.bindings import write_session_binding
 
@@ -281,7 +302,7 @@ def launcher_command() -> str:
     return command(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
 
-def warn_broken_database(reason: str, session_id) -> None:
+def warn_broken_database(reason: str, session_id: SessionId | None) -> None:
     """Tell the human, once per session, that tasks.db is unusable and how to diagnose it:
     otherwise the banner, status line, reminders and snapshots just vanish without a word.
     Heartbeats wait in the spool meanwhile (``heartbeat-auto``), so no time is lost."""

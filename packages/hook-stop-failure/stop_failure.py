@@ -31,15 +31,19 @@ def main() -> None:
     if payload is None or not well_typed(payload):
         return
     from missioncache_db.turn_end import record_turn_end
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 
+    # The entry: the ids are parsed once, here.
+    sid = session_id_or_none(payload.get("session_id"))
+    prompt_id = prompt_id_or_none(payload.get("prompt_id"))
     # Its payload lists no background tasks: turns.py reads a failure as "an agent may
     # still run" and lets a following <task-notification> prompt decide (docs/time.md).
-    record_turn_end(payload.get("session_id"), payload.get("prompt_id"), "failure")
+    record_turn_end(sid, prompt_id, "failure")
     transcript = payload.get("transcript_path")
     if transcript:  # best effort (see above); the next Stop reads the same lines anyway
         from missioncache_db.usage_record import record_usage
 
-        record_usage(payload.get("session_id"), transcript, payload.get("prompt_id"))
+        record_usage(sid, transcript, prompt_id)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,17 @@ if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
     sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 
-def child_env(session_id, prompt_id=None, synthetic=False, kind=None) -> dict:
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import PromptId, SessionId
+
+
+def child_env(
+    session_id: SessionId | None,
+    prompt_id: PromptId | None = None,
+    synthetic: bool = False,
+    kind: str | None = None,
+) -> dict[str, str]:
     """Our environment plus where the child finds the library, which session it is, and
     which turn the prompt starts (prompt id, human or synthetic; docs/time.md)."""
     env = dict(os.environ)
@@ -76,9 +86,9 @@ def main() -> None:
     if not is_set_up():
         return  # MissionCache not set up: no task to credit, no process worth starting
     ident = identity(payload)
-    from missioncache_state.ids import session_id_or_none
+    from missioncache_state.ids import prompt_id_or_none
 
-    prompt_id = session_id_or_none(payload.get("prompt_id"))
+    prompt_id = prompt_id_or_none(payload.get("prompt_id"))  # the entry: parsed once, here
     from missioncache_hookio.spawn import spawn_detached
 
     # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.

@@ -27,8 +27,14 @@ if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
 
 BUSY_TIMEOUT = 1.0  # seconds; a read, and the budget is 10
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def running_background_tasks(payload) -> int:
+    from missioncache_state.ids import SessionId
+
+
+def running_background_tasks(payload: dict[str, Any]) -> int:
     """How many of the turn's background tasks (subagents) are still running: Claude's
     work goes on after this Stop until they report back (docs/time.md)."""
     tasks = payload.get("background_tasks")
@@ -37,16 +43,17 @@ def running_background_tasks(payload) -> int:
     return sum(1 for t in tasks if isinstance(t, dict) and t.get("status") == "running")
 
 
-def record_end(payload) -> None:
+def record_end(payload: dict[str, Any], session_id: SessionId | None) -> None:
     """Spool the end of this turn first (no SQLite, no task lookup): the time model's
     turn end, recorded even when the reminder below has nothing to say. Also after a
     continued turn (``stop_hook_active``): the later end is the real one."""
     from missioncache_db.turn_end import record_turn_end
+    from missioncache_state.ids import prompt_id_or_none
 
     try:
         record_turn_end(
-            payload.get("session_id"),
-            payload.get("prompt_id"),
+            session_id,
+            prompt_id_or_none(payload.get("prompt_id")),  # the entry: parsed once, here
             "stop",
             running_background_tasks(payload),
         )
@@ -54,13 +61,16 @@ def record_end(payload) -> None:
         sys.stderr.write(f"missioncache: turn end not recorded: {error}\n")
 
 
-def record_tokens(payload, transcript_path) -> None:
+def record_tokens(
+    payload: dict[str, Any], session_id: SessionId | None, transcript_path: str
+) -> None:
     """Spool the tokens the transcripts gained during this turn (docs/cost.md): a read
     from where the last one stopped, so it costs the same on any transcript size."""
     from missioncache_db.usage_record import record_usage
+    from missioncache_state.ids import prompt_id_or_none
 
     try:
-        record_usage(payload.get("session_id"), transcript_path, payload.get("prompt_id"))
+        record_usage(session_id, transcript_path, prompt_id_or_none(payload.get("prompt_id")))
     except OSError as error:  # the next Stop reads the same lines again
         sys.stderr.write(f"missioncache: tokens not recorded: {error}\n")
 
@@ -71,11 +81,13 @@ def main() -> None:
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
-    record_end(payload)
     ident = identity(payload)
+    record_end(payload, ident.session_id)
     if ident.transcript_path:
-        record_tokens(payload, ident.transcript_path)
-    if payload.get("stop_hook_active") or not ident.transcript_path:
+        record_tokens(payload, ident.session_id, ident.transcript_path)
+    if payload.get("stop_hook_active"):
+        return
+    if not ident.transcript_path:
         return
     from missioncache_transcript import find_edits
 

@@ -23,6 +23,10 @@ _BUNDLED_LIBRARIES = os.path.join(
 if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
     sys.path.insert(0, _BUNDLED_LIBRARIES)
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
+
 BUSY_TIMEOUT = 1.0  # seconds; reads rarely wait in WAL mode, and the budget is 5
 STATE_KIND = "divergence"
 UPDATE_TOOL = "mcp__plugin_missioncache_pm__update_tasks_file"
@@ -55,7 +59,7 @@ def reminder(task_name: str, tasks_file: str, numbers: list) -> str:
     )
 
 
-def changed(task_id: int, numbers: list, key) -> bool:
+def changed(task_id: int, numbers: list[str], key: SessionId) -> bool:
     """Whether ``numbers`` differs from the last set reported under ``key`` (and record
     it). An empty set clears the record."""
     from missioncache_state.statefile import clear_state, load_state, save_state
@@ -92,7 +96,9 @@ def main() -> None:
         numbers = divergent_tasks(context, *read_ends(tasks_file))
     except (OSError, ValueError):
         return  # a missing, special or non-UTF-8 file: nothing we can compare
-    key = ident.session_id or f"task-{task.id}"
+    from missioncache_state.ids import SessionId
+
+    key = ident.session_id or SessionId(f"task-{task.id}")  # one record per task unbound
     if changed(task.id, numbers, key):
         from missioncache_hookio.output import emit
 

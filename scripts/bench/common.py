@@ -160,10 +160,10 @@ class Home:
             write_transcript(self.transcript, transcript_bytes)
 
     def cli(self, *args: str) -> int | None:
-        """Run the plugin's bundled ``missioncache_db`` command (as the user would)."""
+        """Run the plugin's bundled ``missioncache_cli`` command (as the user would)."""
         env = dict(self.env, PYTHONPATH=str(self.bench.plugin / "lib"))
         done = subprocess.run(
-            [self.bench.python, "-m", "missioncache_db", *args],
+            [self.bench.python, "-m", "missioncache_cli", *args],
             env=env,
             cwd=self.repo,
             capture_output=True,
@@ -171,7 +171,7 @@ class Home:
             timeout=600,
         )
         if done.returncode != 0:
-            raise RuntimeError(f"missioncache_db {args[0]} failed: {done.stderr.strip()}")
+            raise RuntimeError(f"missioncache_cli {args[0]} failed: {done.stderr.strip()}")
         found = re.search(r"\(id (\d+)\)", done.stdout)
         return int(found.group(1)) if found else None
 

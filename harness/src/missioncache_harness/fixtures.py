@@ -180,7 +180,7 @@ def mc_execute(mc_env: McEnv):
 
 @pytest.fixture
 def mc_cli(mc_plugin: Path, mc_env: McEnv):
-    """``python3 -m missioncache_db ARGS`` from the plugin's bundled library (must succeed)."""
+    """``python3 -m missioncache_cli ARGS`` from the plugin's bundled library (must succeed)."""
 
     def run(*args: str, cwd: Any = None) -> str:
         done = mc_env.bundled(mc_plugin, *args, cwd=cwd)

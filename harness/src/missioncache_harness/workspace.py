@@ -41,15 +41,15 @@ class McEnv:
         return dict(self.env, PYTHONPATH=str(plugin / "lib"))
 
     def bundled(self, plugin: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess:
-        """``python3 -m missioncache_db ARGS`` from the plugin's bundled library, as a user
+        """``python3 -m missioncache_cli ARGS`` from the plugin's bundled library, as a user
         runs it (the command line the slash commands and the status line use)."""
-        argv = [python3(), "-m", "missioncache_db", *args]
+        argv = [python3(), "-m", "missioncache_cli", *args]
         return self.run(argv, **{"env": self.with_lib(plugin), **kwargs})
 
 
 @dataclass
 class McTask:
-    """A task created through the plugin's bundled ``missioncache_db`` command."""
+    """A task created through the plugin's bundled ``missioncache_cli`` command."""
 
     name: str
     repo: Path

@@ -20,7 +20,17 @@ MARK = "COMPACT-SUMMARY-MARK-7Q"
 SUMMARY = f"<analysis>private musing</analysis>\n<summary>The parser is half done. {MARK}</summary>"
 HUGE_BODY = "\n".join(f"{i}. a long line of summary text " + "w" * 80 for i in range(450))
 HUGE = f"<analysis>a</analysis>\n<summary>{MARK}\n{HUGE_BODY}</summary>"
+# 9,000 emoji: 9,000 code points but 18,000 UTF-16 units, the unit Claude Code counts in
+# (harness/tests/test_hook_text_unit_conformance.py); the budget must hold in that unit.
+ASTRAL_BODY = "\n".join("\U0001f600" * 90 for _ in range(100))
+ASTRAL = f"<summary>{MARK}\n{ASTRAL_BODY}</summary>"
 LIMIT = 10_000
+
+
+def utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
 CONTEXT_PREFIX = "SessionStart hook additional context: "
 
 
@@ -57,7 +67,9 @@ def test_simulator_next_session_gets_the_summary_within_the_limit(
 
 @pytest.mark.conformance
 @requires_claude
-@pytest.mark.parametrize("raw", [SUMMARY, HUGE], ids=["summary", "50k-summary"])
+@pytest.mark.parametrize(
+    "raw", [SUMMARY, HUGE, ASTRAL], ids=["summary", "50k-summary", "astral-summary"]
+)
 def test_real_cli_next_session_gets_the_summary_within_the_limit(
     mc_plugin, mc_env, mc_task, mc_repo, raw
 ):
@@ -93,9 +105,9 @@ def test_real_cli_next_session_gets_the_summary_within_the_limit(
         for text in a.get("content") or []
         if "Active Task Detected" in text
     ]
-    assert MARK in ours and len(ours) < LIMIT
+    assert MARK in ours and utf16(ours) < LIMIT
     assert f"**Session:** {tomorrow.session_id} (startup)" in ours
     for run in (first, tomorrow):
         for attachment in run.attachments("hook_additional_context"):
             for text in attachment.get("content") or []:
-                assert len(text) < LIMIT and "<persisted-output>" not in text
+                assert utf16(text) < LIMIT and "<persisted-output>" not in text

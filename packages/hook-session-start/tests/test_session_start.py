@@ -134,7 +134,8 @@ def test_digest_of_the_context_file_after_compact_resume_clear(
     assert "Active Task Detected" in context
     assert "Where the work stands" in context
     assert "- finish the parser" in context
-    assert "### 2099-01-01 09:00\n- newest" in context
+    # quoted, line by line (issue 20: the file's headings must not pose as MissionCache's)
+    assert "> ### 2099-01-01 09:00\n> - newest" in context
     assert "Task created" not in context  # only the newest entry
     assert f"({source})" in context
 

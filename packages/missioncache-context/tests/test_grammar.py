@@ -112,6 +112,42 @@ def test_a_written_number_normalises_to_its_segments(segments):
     assert numbers.normalize_number(written + ".") == expected
 
 
+# -- task selectors (section 10.3): what update_tasks_file's completed_tasks strings name --
+
+
+@pytest.mark.parametrize(
+    ("selector", "number"),
+    [
+        ("5", "5"),
+        ("#5", "5"),
+        ("# 5", "5"),
+        ("task 5", "5"),
+        ("Task\t054A.", "54a"),
+        ("TASK #3.1", "3.1"),
+        ("task5", "5"),
+        (" task 7 ", "7"),
+        ("ta\u017fk 5", None),  # long s is not s: text, not task 5
+        ("tas\u212a 5", None),  # the Kelvin sign is not k
+        ("Task \u0663", None),  # Arabic-Indic three is no digit
+        ("Task \uff15", None),  # nor is a fullwidth five
+        ("Tasks 5", None),
+        ("task", None),
+        ("##5", None),
+        ("Write the parser", None),
+    ],
+)
+def test_task_selectors(selector, number):
+    assert numbers.selector_number(selector) == number
+
+
+def test_a_selector_that_names_no_number_ticks_nothing_by_number():
+    """The hooks' reader and the tools' agree: a look-alike selector is text, and no item
+    of a numbered list contains it."""
+    text = "- [ ] 5. Write the parser\n- [ ] 3. Ship\n"
+    result = tasks_file.mark_done(text, ["ta\u017fk 5", "Task \u0663"])
+    assert result.text == text and result.unmatched == ["ta\u017fk 5", "Task \u0663"]
+
+
 # -- the stamp line (section 10.2) ---------------------------------------------------------
 
 

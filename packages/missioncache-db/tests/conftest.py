@@ -78,7 +78,8 @@ def python(child_env):
 
 @pytest.fixture
 def cli(child_env):
-    """Run ``python -S -m missioncache_db ...`` as a user would."""
+    """Run ``python -S -m missioncache_db ...`` the way the UserPromptSubmit hook starts its
+    heartbeat child (``heartbeat-auto`` is the one command the package runs)."""
 
     def run(*args, cwd=None, env=None, timeout=60):
         return subprocess.run(

@@ -100,14 +100,3 @@ def test_a_task_id_no_database_row_can_hold_names_no_task(db, workdir):
     bind_raw({"projectName": "wide", "taskId": 10**30})
     assert db.get_task(10**30) is None
     assert find_task(str(workdir), SID) == task  # the cwd answers, as for a deleted task
-
-
-def test_bind_refuses_a_closed_task(db, workdir, cli):
-    """A binding with a folder is trusted to name an open task (the hooks' shortcut), so
-    ``bind`` must not write one for a closed task: Stop would keep using it."""
-    task = db.create_task("done")
-    db.set_status(task.id, "completed")
-    refused = cli("bind", "sess-b", "done")
-    assert refused.returncode == 1
-    assert "done is completed" in refused.stderr and "status done active" in refused.stderr
-    assert bound_task(SID) is None and find_task(str(workdir), SID) is None

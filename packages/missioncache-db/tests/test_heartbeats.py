@@ -50,6 +50,27 @@ def test_record_heartbeat_stores_row_and_stamps_last_worked_on(db):
     assert db.get_task(task.id).last_worked_on == ts
 
 
+SESSION_UUID = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+PROMPT_UUID = "9A8B7C6D-5E4F-4A3B-8C2D-1E0F9A8B7C6D"
+
+
+def test_one_prompt_recorded_twice_is_one_heartbeat(db):
+    """The command hook and the dashboard's http heartbeat may both record a prompt: with
+    Claude Code's UUID ids the uid is theirs, so the second write is ignored."""
+    task = db.create_task("a")
+    db.record_heartbeat(task.id, SESSION_UUID, timestamp=T0, prompt_id=PROMPT_UUID)
+    db.record_heartbeat(task.id, SESSION_UUID, timestamp=T0 + 0.2, prompt_id=PROMPT_UUID)
+    other = "1a2b3c4d-0000-4000-8000-00000000abcd"
+    db.record_heartbeat(task.id, SESSION_UUID, timestamp=T0 + 60, prompt_id=other)
+    rows = db.conn.execute("SELECT uid, prompt_id FROM heartbeats ORDER BY epoch").fetchall()
+    assert len(rows) == 2
+    assert rows[0][0] == (SESSION_UUID + PROMPT_UUID).replace("-", "").lower()
+    # Ids that are not UUIDs keep random uids: two prompts never merge by accident.
+    db.record_heartbeat(task.id, "s1", timestamp=T0 + 90, prompt_id="p1")
+    db.record_heartbeat(task.id, "s1", timestamp=T0 + 95, prompt_id="p1")
+    assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 4
+
+
 def test_record_heartbeat_for_unknown_task(db):
     with pytest.raises(ValueError, match="no task"):
         db.record_heartbeat(42, "s1")

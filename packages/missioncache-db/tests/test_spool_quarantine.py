@@ -120,3 +120,45 @@ def test_a_line_still_being_appended_is_not_quarantined(tmp_path, monkeypatch):
     monkeypatch.setattr(spool, "_lines", lambda _path: iter([first, second[:20], second[20:]]))
     assert [r["uid"] for r in spool.read_records(path)] == ["aa"]
     assert spool.quarantined(tmp_path) == []
+
+
+def test_an_entry_that_vanished_after_listing_is_skipped_not_quarantined(db, monkeypatch):
+    """Issue 20, defect 10: another claimer renamed a spool file away between this claim's
+    ``listdir`` and its ``lstat``. The old claim took the vanished entry for "not a regular
+    file", made ``quarantine/`` and failed to move it: an empty quarantine folder that
+    doctor reports and the concurrency test found under load."""
+    task = db.create_task("a")
+    kept = _spool_file(db, "7-aa.jsonl", [json.dumps(_good(task.id, "0d")).encode()])
+    real_listdir = os.listdir
+
+    def listdir_with_a_vanished_entry(path):
+        names = real_listdir(path)
+        return [*names, "8-gone.jsonl", "9-gone.claimed"] if path == db.spool_folder else names
+
+    monkeypatch.setattr(os, "listdir", listdir_with_a_vanished_entry)
+    claimed = spool.claim(db.spool_folder)
+    monkeypatch.setattr(os, "listdir", real_listdir)
+    assert len(claimed) == 1 and os.path.basename(claimed[0]).startswith("7-aa.")
+    assert not os.path.exists(kept)
+    assert not os.path.lexists(spool.quarantine_dir(db.spool_folder))
+    assert spool.quarantined(db.spool_folder) == []
+
+
+def test_a_fifo_that_vanishes_before_its_move_leaves_no_quarantine_folder(db, monkeypatch):
+    """The same race one step later: the entry was not a regular file when looked at, and
+    is gone when it is moved aside. Nothing is created for nothing."""
+    os.makedirs(db.spool_folder, exist_ok=True)
+    fifo = os.path.join(db.spool_folder, "10-ff.jsonl")
+    os.mkfifo(fifo)
+    real_lstat = os.lstat
+
+    def lstat_then_vanish(path, *args, **kwargs):
+        result = real_lstat(path, *args, **kwargs)
+        if os.fspath(path) == fifo:
+            os.unlink(fifo)  # another claimer took it right after this look
+        return result
+
+    monkeypatch.setattr(os, "lstat", lstat_then_vanish)
+    assert spool.claim(db.spool_folder) == []
+    monkeypatch.setattr(os, "lstat", real_lstat)
+    assert not os.path.lexists(spool.quarantine_dir(db.spool_folder))

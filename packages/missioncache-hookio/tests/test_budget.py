@@ -42,3 +42,35 @@ def test_most_important_parts_too_long_still_bounded():
 def test_never_over_the_limit(raw, limit):
     parts = [Part(f"p{i}", text, prio) for i, (text, prio) in enumerate(raw)]
     assert len(fit(parts, limit)) <= limit
+
+
+def _utf16(text: str) -> int:
+    """What Claude Code's JavaScript ``length`` says (measured in the conformance tier)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def test_characters_above_the_bmp_count_twice():
+    """Issue 20, defect 5: 9,000 emoji are 9,000 code points but 18,000 UTF-16 units, the
+    unit Claude Code's 10,000 limit counts; the old budget let them all through."""
+    emoji = "\U0001f600"
+    out = fit([Part("banner", "B" * 500, 100), Part("summary", emoji * 9000, 50)], 9000)
+    assert _utf16(out) <= 9000
+    assert out.startswith("B" * 500) and emoji * 100 in out
+
+
+def test_a_part_of_astral_characters_alone_is_bounded_in_units():
+    out = fit([Part("huge", "\U0001d400" * 9000, 100)], 9000)
+    assert _utf16(out) <= 9000 and out.startswith("\U0001d400" * 4000)
+    assert out.endswith(cut_mark("huge"))
+
+
+@given(
+    st.lists(
+        st.tuples(st.text(alphabet=st.characters(codec="utf-8"), max_size=3000), st.integers(0, 5)),
+        max_size=6,
+    ),
+    st.integers(0, 6000),
+)
+def test_never_over_the_limit_in_utf16_units(raw, limit):
+    parts = [Part(f"p{i}", text, prio) for i, (text, prio) in enumerate(raw)]
+    assert _utf16(fit(parts, limit)) <= limit

@@ -38,6 +38,9 @@ def test_identity_validates_everything(tmp_path, monkeypatch):
         {"session_id": "abc-1", "cwd": str(tmp_path), "transcript_path": "/t/x.jsonl"}
     )
     assert good == payload.Identity("abc-1", str(tmp_path), "/t/x.jsonl")
+    from missioncache_state.ids import SessionId
+
+    assert type(good.session_id) is SessionId  # parsed here; what follows takes the type
     assert payload.identity({"cwd": 5, "session_id": 7}).session_id is None
     assert payload.identity({"cwd": "/no/such/dir"}).cwd == str(tmp_path)
 

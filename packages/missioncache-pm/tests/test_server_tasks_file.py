@@ -72,6 +72,34 @@ def test_string_numbers_and_task_prefixes_select_by_number(world, demo):
     assert "- [x] 1. Write the parser" in text
 
 
+def test_look_alike_selectors_tick_nothing(world, demo):
+    """``taſk 5`` (long s) and ``Task ٣`` (Arabic-Indic three) name no task number in the
+    grammar the hooks read tasks files with (data model section 10.3): the tool used to
+    read them as 5 and 3 with a Unicode-aware regular expression and tick those items."""
+    selectors = ["ta\u017fk 4", "Task \u0663", "TASK \u0663"]
+    reply = world.call(
+        "update_tasks_file",
+        {"tasks_file": str(demo.tasks_file), "completed_tasks": selectors},
+    )
+    assert not reply.is_error, reply.text
+    assert demo.tasks_file.read_text() == TASKS
+    assert "Not matched" in reply.text and "'ta\u017fk 4'" in reply.text
+
+
+def test_selectors_are_read_by_the_context_librarys_grammar():
+    from missioncache_context import normalize_number
+    from missioncache_pm.edits import as_selectors
+
+    assert as_selectors(["ta\u017fk 5", "Task \u0663", "Task #54A.", " # 3.1 ", 7]) == [
+        "ta\u017fk 5",
+        "Task \u0663",
+        "54a",
+        "3.1",
+        7,
+    ]
+    assert normalize_number(as_selectors(["task 12"])[0]) == "12"
+
+
 def test_only_the_check_marks_and_the_stamp_change(world, demo):
     world.call("update_tasks_file", {"tasks_file": str(demo.tasks_file), "completed_tasks": [1]})
     text = demo.tasks_file.read_text()

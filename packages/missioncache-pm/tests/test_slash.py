@@ -391,6 +391,24 @@ def test_apply_with_options_is_what_claude_runs(world, demo):
     assert "- [ ] 3. Write docs" in demo.tasks_file.read_text()
 
 
+def test_apply_reads_look_alike_selectors_as_text(world, demo):
+    """The slash fallback and the MCP tool share one selector grammar: ``taſk 1`` and
+    ``Task ١`` (Arabic-Indic one) name no task number, so item 1 stays unchecked."""
+    before = demo.tasks_file.read_text()
+    out = run_slash(
+        world,
+        "apply",
+        "--tasks-file",
+        str(demo.tasks_file),
+        "--done",
+        "ta\u017fk 1",
+        "--done",
+        "Task \u0661",
+    )
+    assert "Not matched" in out, out
+    assert demo.tasks_file.read_text() == before
+
+
 def test_apply_tells_both_outcomes_when_only_the_tasks_file_fails(world, demo):
     """The context entry landed but the tasks file is not UTF-8: the user used to see
     only the tasks error, and believed (and Claude retried) the context save too."""

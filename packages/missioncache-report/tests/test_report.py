@@ -38,7 +38,7 @@ def work(mc_env, mc_task, mc_make_task):
 def report(mc_plugin, mc_env):
     def run(*args, expect=0):
         env = dict(mc_env.env, PYTHONPATH=str(mc_plugin / "lib"))
-        done = mc_env.run([python3(), "-m", "missioncache_db", "report", *args], env=env)
+        done = mc_env.run([python3(), "-m", "missioncache_cli", "report", *args], env=env)
         assert done.returncode == expect, done.stderr
         assert "Traceback" not in done.stderr
         return done.stdout if expect == 0 else done.stderr
@@ -161,7 +161,7 @@ def test_bad_arguments_are_one_line(report, work):
 
 
 def test_slash_report_entry(mc_plugin, mc_env, work):
-    cmd = [python3(), str(mc_plugin / "statusline" / "command.py"), "slash", "report"]
+    cmd = [python3(), str(mc_plugin / "cli" / "command.py"), "slash", "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])
@@ -266,6 +266,60 @@ def test_subtasks_sharing_a_name_are_told_apart_and_not_added_together(
     assert f"<title>{today} b/same: 45m</title>" in page
 
 
+def _rename(mc_env, task_id: int, shown: str) -> None:
+    """A task name MissionCache would never accept, as another tool (or a shared or
+    hand-edited tasks.db) may leave it: the report shows ``full_path``'s name part."""
+    import sqlite3
+
+    with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+        conn.execute("UPDATE tasks SET full_path = ? WHERE id = ?", (f"active/{shown}", task_id))
+
+
+FORMULAS = ["=cmd|'calc'!A0", "=1+2", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx", " =1+1"]
+
+
+@pytest.mark.parametrize("name", FORMULAS)
+def test_a_csv_cell_never_starts_a_formula(report, work, mc_env, name):
+    """Issue 20, defect 8 (OWASP CSV injection): a task name starting with =, +, -, @, a
+    tab or CR was written raw, and a spreadsheet opening the timesheet ran it."""
+    task, _other = work
+    _rename(mc_env, task.id, name)
+    rows = list(csv.DictReader(io.StringIO(report("--format", "csv"))))
+    mine = [r for r in rows if r["task"] not in ("other",)]
+    assert mine
+    for row in mine:
+        assert row["task"].lstrip(" ")[:1] not in "=+-@\t\r\n"
+        if name.isprintable():
+            assert row["task"] == "'" + name  # the OWASP guard: shown as text, never run
+        else:  # a tab or CR is shown escaped (a CR would also end the row)
+            assert row["task"] == name.replace("\t", "<U+0009>").replace("\r", "<U+000D>")
+    assert all(r["seconds"].isdigit() for r in rows)  # figures stay numbers
+
+
+BIDI = ["\u202e", "\u202d", "\u202a", "\u202b", "\u202c", "\u2066", "\u2067", "\u2068", "\u2069"]
+
+
+@pytest.mark.parametrize("char", BIDI)
+def test_a_bidi_override_in_a_name_cannot_reorder_a_line(report, work, mc_env, char):
+    """Issue 20, defect 9: U+202E in a task name reversed the rest of a text or CSV line
+    when displayed, so a timesheet line could be shown spoofed. It is shown escaped."""
+    task, _other = work
+    _rename(mc_env, task.id, f"abc{char}9h 99")
+    shown = f"abc<U+{ord(char):04X}>9h 99"
+    text = report("--period", "week")
+    csv_out = report("--format", "csv")
+    assert char not in text and char not in csv_out
+    assert shown in text
+    assert any(r["task"] == shown for r in csv.DictReader(io.StringIO(csv_out)))
+
+
+def test_control_characters_in_a_name_do_not_reach_the_terminal(report, work, mc_env):
+    task, _other = work
+    _rename(mc_env, task.id, "a\x1b[31mred\nline")
+    text = report("--period", "week")
+    assert "\x1b" not in text and "a<U+001B>[31mred<U+000A>line" in text
+
+
 def _usage(mc_execute, task_id, key, at, model="claude-sonnet-4-5", counts=(1000, 100, 0, 0, 0)):
     mc_execute(
         "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
@@ -329,14 +383,6 @@ def test_timesheet_imports_as_toggl_entries(report, work, mc_env):
     }
 
 
-def test_csv_cells_cannot_run_formulas_or_reorder_text():
-    from missioncache_report.formats import safe_cell
-
-    assert safe_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
-    assert [safe_cell(t)[0] for t in ("+1", "-1", "@a", "\tx", "\rx")] == ["'"] * 5
-    assert safe_cell("demo\u202etxt") == "demo\\u202etxt" and safe_cell("demo") == "demo"
-
-
 def test_html_shows_each_days_figure_in_decimal_hours_within_700_px(report, work):
     page = report("--format", "html")
     assert ">1.00</text>" in page  # today's hour, written on its bar (not only on hover)
@@ -344,3 +390,18 @@ def test_html_shows_each_days_figure_in_decimal_hours_within_700_px(report, work
     assert ">hours</text>" in page  # the axis says what it counts
     width = int(page.split('<svg xmlns="http://www.w3.org/2000/svg" width="')[1].split('"')[0])
     assert width <= 700 and "min-width:760px" not in page
+
+
+def test_timesheet_cells_cannot_run_formulas_or_reorder_text(report, work, mc_env):
+    """The timesheet goes through the same cells as the CSV report (cells.csv_cell): a
+    task name or an email someone else chose is imported as text, never run, and a bidi
+    override in it is shown escaped."""
+    task, _other = work
+    _rename(mc_env, task.id, "=HYPERLINK(1)\u202etxt")
+    mc_env.env["MISSIONCACHE_TIMESHEET_EMAIL"] = "@evil"
+    out = report("--format", "timesheet")
+    assert "\u202e" not in out
+    rows = list(csv.DictReader(io.StringIO(out)))
+    mine = next(r for r in rows if r["Project"] != "other")
+    assert mine["Project"] == "'=HYPERLINK(1)<U+202E>txt"
+    assert {r["Email"] for r in rows} == {"'@evil"}

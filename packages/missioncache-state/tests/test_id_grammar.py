@@ -98,3 +98,41 @@ def test_session_id_from_env(env, sid):
     """One rule for every process that learns its session from the environment: our
     hand-off first, then Claude Code's own variable; an invalid value counts as absent."""
     assert ids.session_id_from_env(env) == sid
+
+
+# -- parsed once: the typed values the code past an entry takes ----------------------------
+
+
+def test_a_parsed_session_id_is_a_session_id_and_comes_back_unchanged():
+    sid = ids.session_id_or_none("9f5b-s1")
+    assert type(sid) is ids.SessionId and sid == "9f5b-s1"
+    assert ids.session_id_or_none(sid) is sid  # a parsed id is not parsed again
+    assert ids.session_id_from_env({"CLAUDE_SESSION_ID": "s2"}) == ids.SessionId("s2")
+    assert type(ids.session_id_from_env({"CLAUDE_SESSION_ID": "s2"})) is ids.SessionId
+
+
+@pytest.mark.parametrize("value", ["", "-a", "../x", "a/b", "s" * 129, "a\x00b"])
+def test_no_session_id_or_prompt_id_is_made_from_what_the_grammar_refuses(value):
+    with pytest.raises(ValueError, match="invalid session id"):
+        ids.SessionId(value)
+    with pytest.raises(ValueError, match="invalid prompt id"):
+        ids.PromptId(value)
+    assert ids.session_id_or_none(value) is None and ids.prompt_id_or_none(value) is None
+
+
+def test_a_prompt_id_is_its_own_type_with_the_same_grammar():
+    pid = ids.prompt_id_or_none("p-1")
+    assert type(pid) is ids.PromptId and ids.prompt_id_or_none(pid) is pid
+    assert type(ids.session_id_or_none(pid)) is ids.SessionId  # checked as what it is used as
+
+
+def test_a_parsed_id_is_written_like_any_string():
+    """A ``str`` subclass: JSON, SQLite and paths see the plain text."""
+    from missioncache_state.json_codec import dumps, loads
+    from missioncache_state.sqlite import sqlite3
+
+    sid = ids.SessionId("s1")
+    assert loads(dumps({"sessionId": sid, sid: 1})) == {"sessionId": "s1", "s1": 1}
+    conn = sqlite3.connect(":memory:")
+    assert conn.execute("SELECT ?, typeof(?)", (sid, sid)).fetchone() == ("s1", "text")
+    assert f"{sid}.json" == "s1.json"

@@ -85,7 +85,7 @@ def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, mc_plug
     settings.write_text(json.dumps({"statusLine": theirs}))
     install = ["statusline", "install", "--chain", "--plugin-root", str(mc_plugin)]
     installed = subprocess.run(
-        [python3(), "-m", "missioncache_db", *install],
+        [python3(), "-m", "missioncache_cli", *install],
         env=dict(env.env, PYTHONPATH=str(mc_plugin / "lib")),
         capture_output=True,
         text=True,

@@ -26,7 +26,7 @@ ORIGINAL = (
 def cli(mc_plugin, mc_env):
     def run(*args, plugin=None, expect=0):
         env = dict(mc_env.env, PYTHONPATH=str((plugin or mc_plugin) / "lib"))
-        done = mc_env.run([python3(), "-m", "missioncache_db", "statusline", *args], env=env)
+        done = mc_env.run([python3(), "-m", "missioncache_cli", "statusline", *args], env=env)
         assert done.returncode == expect, (done.stdout, done.stderr)
         assert "Traceback" not in done.stderr
         return done.stdout + done.stderr
@@ -194,16 +194,14 @@ def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_rep
 def test_slash_command_entry_always_exits_0(mc_plugin, mc_env, settings):
     theirs = b'{"statusLine": {"type": "command", "command": "echo MINE"}}'
     settings.write_bytes(theirs)
-    done = mc_env.run(
-        [python3(), str(mc_plugin / "statusline" / "command.py"), "slash", "statusline", ""]
-    )
+    done = mc_env.run([python3(), str(mc_plugin / "cli" / "command.py"), "slash", "statusline", ""])
     assert done.returncode == 0
     assert "already has a status line" in done.stdout and "MISSIONCACHE ERROR" in done.stdout
     assert settings.read_bytes() == theirs
     done = mc_env.run(
         [
             python3(),
-            str(mc_plugin / "statusline" / "command.py"),
+            str(mc_plugin / "cli" / "command.py"),
             "slash",
             "statusline",
             "install --chain",

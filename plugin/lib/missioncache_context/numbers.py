@@ -68,6 +68,23 @@ def normalize_number(value: object) -> str | None:
     return ".".join(_segment(part) for part in number.split("."))
 
 
+def selector_number(selector: str) -> str | None:
+    """The task number a written selector names, normalised, or None when it names none
+    (then it selects by text): ``5``, ``#5``, ``task 5``, ``Task #54A.`` (data model
+    section 10.3, "Task selector").
+
+    The MCP tools and the slash fallback read ``completed_tasks`` with this, so a selector
+    means the same as everywhere else in the grammar: ``taſk 5`` (long s) and ``Task ٣``
+    (Arabic-Indic three) name no number.
+    """
+    rest = selector.strip(" \t")
+    if ascii_lower(rest[:4]) == "task":
+        rest = rest[4:].lstrip(" \t")
+    if rest[:1] == "#":
+        rest = rest[1:]
+    return normalize_number(rest)
+
+
 def _segment(part: str) -> str:
     """``"054A"`` -> ``"54a"`` for one segment already known to be valid."""
     if part[-1] in ASCII_LETTERS:

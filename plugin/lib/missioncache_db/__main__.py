@@ -1,16 +1,21 @@
-"""``python -m missioncache_db <command>``.
+"""``python -m missioncache_db heartbeat-auto``: the one command the database package runs.
 
-``heartbeat-auto`` (started by the UserPromptSubmit hook on every prompt) goes straight to
-its own small module, without the argparse command line.
+The UserPromptSubmit hook starts it on every prompt, so it goes straight to its own small
+module. The command line for people lives a layer up, in ``missioncache_cli``
+(``missioncache``, or ``python -m missioncache_cli``); this package cannot import it.
 """
 
 from __future__ import annotations
 
 import sys
 
-if sys.argv[1:] == ["heartbeat-auto"]:
-    from missioncache_db.heartbeat_auto import main
-else:
-    from missioncache_db.cli import main
+if sys.argv[1:] != ["heartbeat-auto"]:
+    sys.stderr.write(
+        "python -m missioncache_db runs only heartbeat-auto; the command line is"
+        " `missioncache` (python -m missioncache_cli)\n"
+    )
+    raise SystemExit(2)
+
+from missioncache_db.heartbeat_auto import main
 
 raise SystemExit(main())

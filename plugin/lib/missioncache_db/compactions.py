@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_db.model import Task
+    from missioncache_state.ids import SessionId
 
 FOLDER = ".compactions"
 SUFFIX = ".json"
@@ -100,7 +101,11 @@ def folder_for(task: Task) -> str:
 
 
 def record_compaction(
-    task: Task, summary: object, trigger: object, session_id: object, when: float | None = None
+    task: Task,
+    summary: object,
+    trigger: object,
+    session_id: SessionId | None,
+    when: float | None = None,
 ) -> str:
     """Store one compaction of ``task`` and prune old ones; returns the file written.
 
@@ -112,12 +117,15 @@ def record_compaction(
     folder = folder_for(task)
     epoch = time.time() if when is None else float(when)
     # A lone surrogate (valid in JSON, not in UTF-8) would make the record unwritable.
+    # A NUL (which no text reader expects) is replaced the same way, never the summary lost.
     text = summary_text(summary).encode("utf-8", "replace").decode("utf-8")
+    text = text.replace("\x00", "\ufffd")
     if len(text) > MAX_SUMMARY_CHARS:
         text = text[: MAX_SUMMARY_CHARS - len(CUT_MARK)].rstrip() + CUT_MARK
     record = {
         "epoch": epoch,
         "trigger": trigger if trigger in TRIGGERS else "unknown",
+        # The package's edge (PostCompact passes its parsed id; plain strings get parsed).
         "session_id": session_id_or_none(session_id),
         "summary": text,
     }
@@ -207,7 +215,7 @@ def _read(path: str) -> Compaction | None:
     return Compaction(
         float(data["epoch"]),
         trigger if trigger in TRIGGERS else "unknown",
-        session_id_or_none(session_id),
+        session_id_or_none(session_id),  # file boundary: read back from the record
         summary if isinstance(summary, str) else "",
     )
 

@@ -13,6 +13,7 @@ from missioncache_db.model import Task
 from missioncache_db.schema import connect
 from missioncache_db.spool import spool_folder_for
 from missioncache_state.bindings import unbind_task
+from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.locations import tasks_db_path
 from missioncache_state.sqlite import sqlite3
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from missioncache_db.timefmt import When
     from missioncache_db.turns import TimeSplit
     from missioncache_db.usage import Tokens
+    from missioncache_state.ids import PromptId, SessionId
 
 DEFAULT_BUSY_TIMEOUT = 2.0
 
@@ -119,9 +121,16 @@ class TaskDB:
         return tasks.folder_missing(task)
 
     # -- resolution ----------------------------------------------------------------------
-    def find_task_for_cwd(self, cwd: str | os.PathLike, session_id: Any = None) -> Task | None:
+    # The ids these methods take are ``SessionId`` / ``PromptId``, parsed where they entered.
+    # This class is also the package's edge for callers holding plain strings (scripts,
+    # tests), so each method passes its ids through the parser once more: a parsed id
+    # comes back at the cost of a type test, anything else is parsed (and may be absent).
+
+    def find_task_for_cwd(
+        self, cwd: str | os.PathLike, session_id: SessionId | None = None
+    ) -> Task | None:
         """The task this session works on (data model section 4), or None."""
-        return resolve.find_task_for_cwd(self.conn, cwd, session_id)
+        return resolve.find_task_for_cwd(self.conn, cwd, session_id_or_none(session_id))
 
     def active_tasks_for_cwd_repo(self, cwd: str | os.PathLike) -> list[Task]:
         return resolve.active_tasks_for_cwd_repo(self.conn, cwd)
@@ -130,29 +139,31 @@ class TaskDB:
     def record_heartbeat(
         self,
         task_id: int,
-        session_id: Any,
+        session_id: SessionId | None,
         context: Any = None,
         timestamp: When = None,
-        prompt_id: Any = None,
+        prompt_id: PromptId | None = None,
         kind: str = "prompt",
     ) -> str:
         """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now):
         the start of the turn ``prompt_id``, a human prompt or (``kind="synthetic"``) one
         Claude Code made itself. Returns ``"db"``, or ``"spool"`` when the lock was busy
         past the busy timeout."""
-        record = heartbeats.new_record(task_id, session_id, context, timestamp, prompt_id, kind)
+        sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+        record = heartbeats.new_record(task_id, sid, context, timestamp, pid, kind)
         return heartbeats.record(self.conn, self.spool_folder, record)
 
     def record_heartbeat_auto(
         self,
         cwd: str | os.PathLike,
-        session_id: Any,
+        session_id: SessionId | None,
         timestamp: When = None,
-        prompt_id: Any = None,
+        prompt_id: PromptId | None = None,
         kind: str = "prompt",
     ) -> bool:
         """Resolve the task for ``cwd``/``session_id`` and record a heartbeat on it;
         returns whether one was kept (in the database or the spool)."""
+        session_id = session_id_or_none(session_id)
         task = self.find_task_for_cwd(cwd, session_id)
         if task is None:
             return False
@@ -162,8 +173,8 @@ class TaskDB:
 
     def record_turn_end(
         self,
-        session_id: Any,
-        prompt_id: Any,
+        session_id: SessionId | None,
+        prompt_id: PromptId | None,
         outcome: str = "stop",
         background: int = 0,
         timestamp: float | None = None,
@@ -174,7 +185,8 @@ class TaskDB:
         from missioncache_db import spool
         from missioncache_db.turn_end import new_turn_end
 
-        record = new_turn_end(session_id, prompt_id, outcome, background, timestamp)
+        sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+        record = new_turn_end(sid, pid, outcome, background, timestamp)
         if record is None:
             return False
         spool.append(self.spool_folder, record)

@@ -18,7 +18,7 @@ from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text, to_epoch
 from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES, TURN_END
 from missioncache_db.usage_record import USAGE
-from missioncache_state.ids import session_id_or_none
+from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_db.timefmt import When
+    from missioncache_state.ids import PromptId, SessionId
 
 OPPORTUNISTIC_FILES = 32  # a heartbeat writer ingests a little spool, never a lot
 _BATCH = 1000
@@ -46,25 +47,47 @@ _INSERT_END = (
 KINDS = ("prompt", "synthetic", "control")
 
 
+def _uuid_hex(value: Any) -> str | None:
+    """The 32 hex digits of a canonical UUID (``8-4-4-4-12``), else None."""
+    if not isinstance(value, str) or len(value) != 36:
+        return None
+    parts = value.split("-")
+    if [len(p) for p in parts] != [8, 4, 4, 4, 12]:
+        return None
+    digits = "".join(parts)
+    return digits.lower() if set(digits) <= _UID_CHARS else None
+
+
+def prompt_uid(session_id: Any, prompt_id: Any) -> str | None:
+    """The uid of the heartbeat of prompt ``prompt_id`` in ``session_id``, the same
+    whoever records it, so the command hook and the dashboard's http heartbeat recording
+    one prompt store one row (``INSERT OR IGNORE`` on ``uid``). Claude Code's ids are
+    UUIDs: their 32 + 32 hex digits are the uid, with no hashing import on the hook path.
+    None for other ids: those heartbeats get a random uid, as before."""
+    session, prompt = _uuid_hex(session_id), _uuid_hex(prompt_id)
+    return session + prompt if session and prompt else None
+
+
 def new_record(
     task_id: int | None,
-    session_id: Any,
+    session_id: SessionId | None,
     context: Any = None,
     when: When = None,
-    prompt_id: Any = None,
+    prompt_id: PromptId | None = None,
     kind: str = "prompt",
 ) -> dict:
-    """A heartbeat as it is stored or spooled. An invalid session or prompt id is kept
-    as None; ``kind`` is ``prompt`` (the human's) or ``synthetic`` (Claude Code's own)."""
+    """A heartbeat as it is stored or spooled; ``kind`` is ``prompt`` (the human's) or
+    ``synthetic`` (Claude Code's own). The ids come parsed (``SessionId``, ``PromptId``):
+    they are not checked again here, only when the record is read back from the spool."""
     epoch = to_epoch(when)
     return {
-        "uid": os.urandom(16).hex(),
+        "uid": prompt_uid(session_id, prompt_id) or os.urandom(16).hex(),
         "task_id": task_id,
         "epoch": epoch,
         "timestamp": local_text(epoch),
-        "session_id": session_id_or_none(session_id),
+        "session_id": session_id,
         "context": context,
-        "prompt_id": session_id_or_none(prompt_id),
+        "prompt_id": prompt_id,
         "kind": kind if kind in KINDS else "prompt",
     }
 
@@ -124,7 +147,7 @@ def _spooled_cwd(raw: dict) -> str | None:
 
 
 def _valid_turn_end(raw: dict) -> dict | None:
-    prompt_id, background = session_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
+    prompt_id, background = prompt_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
     if prompt_id is None or not _is_int(background) or raw.get("outcome") not in OUTCOMES:
         return None
     return {
@@ -139,7 +162,8 @@ def _valid_turn_end(raw: dict) -> dict | None:
 
 
 def valid_record(raw: dict) -> dict | None:
-    """A spooled line checked field by field; None for anything not written by us.
+    """A spooled line checked field by field; None for anything not written by us. File
+    boundary: the ids are parsed again here, as anything read back from a file is.
     A heartbeat, or a turn end (``type`` ``turn_end``). A heartbeat spooled while tasks.db
     was broken may carry no task id, only its cwd: it is resolved at ingest
     (``_resolve_unbound``)."""
@@ -169,7 +193,7 @@ def valid_record(raw: dict) -> dict | None:
         "timestamp": text,
         "session_id": session_id_or_none(raw.get("session_id")),
         "context": raw.get("context"),
-        "prompt_id": session_id_or_none(raw.get("prompt_id")),
+        "prompt_id": prompt_id_or_none(raw.get("prompt_id")),
         "kind": kind if kind in KINDS else "prompt",
     }
 
@@ -185,24 +209,30 @@ def ingest_spool(
     files = spool.claim(spool_dir, limit)
     inserted = 0
     resolved: dict = {}
+    waiting: list[dict] = []  # spooled while tasks.db was broken; no task covers them yet
     for path in files:
         batch: list[dict] = []
         for record in spool.read_records(path, valid_record):  # bad lines: quarantined
             if record.get("type") is None and record["task_id"] is None:  # tasks.db broken
-                record = _resolve_unbound(conn, record, resolved)
+                attributed = _resolve_unbound(conn, record, resolved)
+                if attributed is None:
+                    waiting.append(record)
+                record = attributed
             if record is not None:
                 batch.append(record)
             if len(batch) >= _BATCH:
                 inserted += insert_records(conn, batch)
                 batch = []
         inserted += insert_records(conn, batch)
+    spool.keep_unattributed(spool_dir, waiting)
     return inserted, files
 
 
 def _resolve_unbound(conn: sqlite3.Connection, record: dict, cache: dict) -> dict | None:
     """Give a heartbeat spooled without a task (tasks.db was broken when it was written)
-    the task its cwd and session resolve to now; None (dropped) when nothing resolves,
-    exactly as a heartbeat outside any task is never recorded."""
+    the task its cwd and session resolve to now; None when nothing resolves yet. The
+    caller keeps such a heartbeat aside (``spool.keep_unattributed``) rather than drop it:
+    the database may have been repaired before its tasks were registered again."""
     from missioncache_db.resolve import find_task_for_cwd
 
     key = (record["context"]["cwd"], record["session_id"])
@@ -229,12 +259,18 @@ def _ingest_opportunistically(conn: sqlite3.Connection, spool_dir: str) -> list[
     return files
 
 
+def _stored(conn: sqlite3.Connection, uid: str) -> bool:
+    """Whether a heartbeat with this uid is in tasks.db: the same prompt recorded by the
+    other path first (``prompt_uid``) is recorded, not an error."""
+    return conn.execute("SELECT 1 FROM heartbeats WHERE uid = ?", (uid,)).fetchone() is not None
+
+
 def record(conn: sqlite3.Connection, spool_dir: str, heartbeat: dict) -> str:
     """Store one heartbeat; returns ``"db"``, or ``"spool"`` when the write lock was not
     free within the busy timeout. ValueError when the task does not exist."""
     try:
         with write_transaction(conn):
-            if not insert_records(conn, [heartbeat]):
+            if not insert_records(conn, [heartbeat]) and not _stored(conn, heartbeat["uid"]):
                 raise ValueError(f"no task with id {heartbeat['task_id']!r}")
             claimed = _ingest_opportunistically(conn, spool_dir)
     except sqlite3.OperationalError as error:

@@ -26,6 +26,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from missioncache_state.ids import PromptId, SessionId
+
 USAGE = "usage"  # the ``type`` of a spooled usage record
 STATE_KIND = "usage"
 PER_LINE = 150  # messages per spool line: a line stays far below spool.MAX_LINE
@@ -108,13 +110,15 @@ def spool_records(session_id: str, rows: list[list], waits: list | None = None) 
     return records
 
 
-def record_usage(session_id: Any, transcript_path: Any, prompt_id: Any = None) -> int:
+def record_usage(
+    sid: SessionId | None, transcript_path: Any, prompt_id: PromptId | None = None
+) -> int:
     """Spool the messages ``transcript_path`` and its subagents gained since the last
-    call for this session; returns how many. Nothing where MissionCache is not set up, for
-    an invalid session id or a transcript path that is not an absolute ``.jsonl``."""
+    call for this session; returns how many. The ids come parsed (the hook's entry parses
+    them once). Nothing where MissionCache is not set up, without a session id or for a
+    transcript path that is not an absolute ``.jsonl``."""
     from missioncache_state.locations import heartbeat_spool_dir, is_set_up
 
-    sid = session_id_or_none(session_id)
     if sid is None or not is_set_up():
         return 0
     if not isinstance(transcript_path, str) or not transcript_path.endswith(".jsonl"):
@@ -125,7 +129,7 @@ def record_usage(session_id: Any, transcript_path: Any, prompt_id: Any = None) -
 
     state = load_state(STATE_KIND, sid) or {}
     waits: list = []
-    rows, kept = collect(transcript_path, state, session_id_or_none(prompt_id), waits)
+    rows, kept = collect(transcript_path, state, prompt_id, waits)
     if rows or waits:
         from missioncache_db import spool
 

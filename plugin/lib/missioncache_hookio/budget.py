@@ -2,9 +2,14 @@
 
 Claude Code moves a hook's text over 10,000 characters (characters, not bytes; per hook)
 to a file and gives the model only a 2,000-character preview it may never follow up on
-(contract 11.5). A hook that assembles its text from several parts (SessionStart: the
-banner, the context digest, the last compaction summary, notes other features add) must
-therefore fit them together, and decide which part gives way first. Each part carries a
+(contract 11.5). Its "characters" are JavaScript's: UTF-16 code units, so a character
+outside the Basic Multilingual Plane (an emoji, a mathematical letter) counts twice
+(measured on 2.1.328: ``harness/tests/test_hook_text_unit_conformance.py``). Every length
+here is therefore :func:`units`, never ``len``.
+
+A hook that assembles its text from several parts (SessionStart: the banner, the context
+digest, the last compaction summary, notes other features add) must therefore fit them
+together, and decide which part gives way first. Each part carries a
 priority: when the whole is too long, the least important part is cut first (at a line
 end, with a visible mark), and dropped when too little of it would be left to be useful.
 Parts keep the order they are given in.
@@ -34,12 +39,33 @@ class Part:
         return f"Part({self.label!r}, {len(self.text)} characters, priority {self.priority})"
 
 
+def units(text: str) -> int:
+    """The length Claude Code measures: UTF-16 code units (a code point above U+FFFF is two)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def prefix(text: str, limit: int) -> str:
+    """The longest start of ``text`` that is at most ``limit`` UTF-16 units (never half a
+    character: Python strings hold whole code points)."""
+    size = units(text)
+    if size <= limit:
+        return text
+    if size == len(text):  # no character above U+FFFF: units are code points
+        return text[:limit]
+    total = 0
+    for index, char in enumerate(text):
+        total += 2 if char > "\uffff" else 1
+        if total > limit:
+            return text[:index]
+    return text
+
+
 def cut_mark(label: str) -> str:
     return f"\n[… {label} cut to fit the hook text limit]"
 
 
 def fit(parts: Sequence[Part], limit: int) -> str:
-    """The parts' texts joined by blank lines, at most ``limit`` characters in all.
+    """The parts' texts joined by blank lines, at most ``limit`` UTF-16 units in all.
 
     Least important first (ties: the later part first), each part over the budget is cut
     or dropped until the whole fits; if the most important parts alone are too long, the
@@ -53,23 +79,23 @@ def fit(parts: Sequence[Part], limit: int) -> str:
             break
         texts[index] = _shrink(texts[index], over, parts[index].label)
     joined = SEPARATOR.join(text for text in texts if text)
-    return joined if len(joined) <= limit else joined[:limit]
+    return prefix(joined, limit)
 
 
 def _length(texts: list) -> int:
     present = [text for text in texts if text]
-    return sum(map(len, present)) + len(SEPARATOR) * max(0, len(present) - 1)
+    return sum(map(units, present)) + len(SEPARATOR) * max(0, len(present) - 1)
 
 
 def _shrink(text: str, over: int, label: str) -> str:
-    """``text`` made ``over`` characters shorter (mark included), or "" when too little
-    would be left. Cut at the last line end when one is near, so no line is half kept."""
+    """``text`` made ``over`` units shorter (mark included), or "" when too little would
+    be left. Cut at the last line end when one is near, so no line is half kept."""
     mark = cut_mark(label)
-    keep = len(text) - over - len(mark)
+    keep = units(text) - over - units(mark)
     if keep < MIN_USEFUL:
         return ""
-    head = text[:keep]
+    head = prefix(text, keep)
     newline = head.rfind("\n")
-    if newline >= keep // 2:
+    if newline >= len(head) // 2:
         head = head[:newline]
     return head.rstrip() + mark

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import asdict
 
 from missioncache_db.durations import format_duration, shown_parts
 from missioncache_db.usage import format_cost
+from missioncache_report.cells import csv_rows, text_cell
 from missioncache_report.columns import columns, short_tokens, token_count, totals
 from missioncache_report.data import Report
 
@@ -38,7 +37,7 @@ def covered(report: Report) -> str:
 
 def text(report: Report) -> str:
     """Aligned columns for a terminal or Claude Code's transcript."""
-    lines = [f"MissionCache time report ({covered(report)})", ""]
+    lines = [text_cell(f"MissionCache time report ({covered(report)})"), ""]
     if not report.tasks:
         return "\n".join([*lines, "No time recorded in this period.", ""])
     shown = columns(report)
@@ -67,13 +66,16 @@ def text(report: Report) -> str:
 
 def _table(header: list, rows: list, total: list | None = None, left: int = 1) -> list:
     """Left-aligned text in the first ``left`` columns, right-aligned figures after."""
+    # Every cell through cells.text_cell: a name's bidi override or ESC cannot reorder or
+    # restyle the line (and the widths are of what is shown).
+    header, rows = [text_cell(c) for c in header], [[text_cell(c) for c in r] for r in rows]
+    total = [text_cell(c) for c in total] if total else None
     every = [header, *rows] + ([total] if total else [])
     widths = [max(len(str(r[i])) for r in every) for i in range(len(header))]
 
     def fmt(row: list) -> str:
         cells = [
-            str(c).ljust(w) if i < left else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
         ]
         return "  ".join(cells).rstrip()
 
@@ -105,42 +107,27 @@ CSV_HEADER = [
 def csv_text(report: Report) -> str:
     """One row per task per day, ready for a timesheet: decimal hours to two places
     (what an invoice line takes) beside the exact seconds, then the day's tokens and
-    cost (blank when a model's price is unknown: never a misleading 0)."""
+    cost (blank when a model's price is unknown: never a misleading 0). Every cell goes
+    through ``cells.csv_cell``: a task name can neither run as a formula nor reorder the
+    line."""
     status = {t.name: t.status for t in report.tasks}
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
-    for d in report.days:
-        writer.writerow(
-            [
-                d.day,
-                safe_cell(d.task),
-                status.get(d.task, ""),
-                d.seconds,
-                f"{d.seconds / 3600:.2f}",
-                format_duration(d.seconds),
-                d.claude,
-                d.you,
-                d.sessions,
-                *(d.tokens.get(k, 0) for k in ("input", "output", "cache_write", "cache_read")),
-                "" if d.cost_usd is None else f"{d.cost_usd:.4f}",
-            ]
-        )
-    return out.getvalue()
-
-
-# Until issue 20's shared escaping helper lands in missioncache_report, this is the one
-# place CSV cells are neutralised; replace it with that helper when it does.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def safe_cell(text: str) -> str:
-    """A CSV cell a spreadsheet will not run (OWASP CSV injection: a leading ``=``, ``+``,
-    ``-``, ``@``, tab or CR gets a ``'`` before it), with bidirectional controls written
-    as ``\\u202e`` so a name cannot reorder what the reader sees."""
-    text = "".join(f"\\u{ord(c):04x}" if c in _BIDI else c for c in text)
-    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+    rows = (
+        [
+            d.day,
+            d.task,
+            status.get(d.task, ""),
+            d.seconds,
+            f"{d.seconds / 3600:.2f}",
+            format_duration(d.seconds),
+            d.claude,
+            d.you,
+            d.sessions,
+            *(d.tokens.get(k, 0) for k in ("input", "output", "cache_write", "cache_read")),
+            "" if d.cost_usd is None else f"{d.cost_usd:.4f}",
+        ]
+        for d in report.days
+    )
+    return csv_rows(CSV_HEADER, rows)
 
 
 TIMESHEET_HEADER = ["Email", "Project", "Description", "Start date", "Start time", "Duration"]
@@ -154,19 +141,15 @@ def timesheet_text(report: Report, email: str | None = None) -> str:
     and lasts the day's total. The email is ``MISSIONCACHE_TIMESHEET_EMAIL``, else
     git's ``user.email``."""
     email = email if email is not None else _timesheet_email()
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(TIMESHEET_HEADER)
+    rows = []
     for d in report.days:
         if not d.seconds:
             continue
         hours, rest = divmod(d.seconds, 3600)
         duration = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
         description = f"Claude {format_duration(d.claude)}, you {format_duration(d.you)}"
-        writer.writerow(
-            [safe_cell(email), safe_cell(d.task), description, d.day, d.first, duration]
-        )
-    return out.getvalue()
+        rows.append([email, d.task, description, d.day, d.first, duration])
+    return csv_rows(TIMESHEET_HEADER, rows)
 
 
 def _timesheet_email() -> str:

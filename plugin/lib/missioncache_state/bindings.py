@@ -18,17 +18,22 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from missioncache_state.ids import SessionId
 
-def binding_file(session_id: Any) -> str | None:
+
+def binding_file(session_id: SessionId | None) -> str | None:
     """The binding file for a valid session id, else None (invalid ids write nothing)."""
-    sid = session_id_or_none(session_id)
+    sid = session_id_or_none(session_id)  # file boundary: the id becomes a file name
     if sid is None:
         return None
     return os.path.join(projects_dir(), f"{sid}.json")
 
 
 def write_session_binding(
-    session_id: Any, project_name: str, task_id: int | None, full_path: str | None = None
+    session_id: SessionId | None,
+    project_name: str,
+    task_id: int | None,
+    full_path: str | None = None,
 ) -> bool:
     """Bind a session to a task. Returns False (writing nothing) for an invalid id.
 
@@ -73,7 +78,7 @@ def unbind_task(task_id: int) -> int:
     return removed
 
 
-def read_session_binding(session_id: Any) -> dict[str, Any] | None:
+def read_session_binding(session_id: SessionId | None) -> dict[str, Any] | None:
     """The binding as written, or None when absent, corrupt or of the wrong shape."""
     path = binding_file(session_id)
     if path is None:
@@ -90,5 +95,5 @@ def read_session_binding(session_id: Any) -> dict[str, Any] | None:
     return data
 
 
-def delete_session_binding(session_id: Any) -> bool:
+def delete_session_binding(session_id: SessionId | None) -> bool:
     return remove_file(binding_file(session_id))

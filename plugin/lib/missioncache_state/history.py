@@ -4,7 +4,8 @@ An editor that saves without our lock can still lose a save to a rewrite in a wi
 cannot close from outside the editor (see docs/reliability.md), and a bug in a transform
 could mangle a user's notes. Either way the version we replaced is kept: before a rewrite,
 the bytes it replaces are copied to ``<folder>/.missioncache-history/<file name>/``
-as ``<UTC time>-<random>.<ext>``, and only the newest ``KEEP`` copies stay. Restoring is
+as ``<UTC time>-<random>.<ext>`` (a new copy is always named after the newest one, even
+one named by a clock that was ahead), and only the newest ``KEEP`` copies stay. Restoring is
 copying one back (docs/reliability.md, "Restoring an earlier version").
 
 The folder sits beside the path the caller named, not beside a symlink's target, so the
@@ -47,13 +48,43 @@ def _safe_folder(folder: str) -> bool:
     return True
 
 
-def _version_name(path: str) -> str:
-    """Sortable by time; the random tail keeps two copies in one microsecond apart."""
+def _stamp(seconds: int, micro: int) -> str:
+    return f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime(seconds))}.{micro:06d}Z"
+
+
+def _stamp_of(name: str) -> tuple[int, int] | None:
+    """(seconds, microseconds) of one of our copy names, None for any other name. Parsed
+    only when the clock is behind the newest name (calendar is not imported otherwise)."""
+    import calendar
+
+    digits = name[:8] + name[9:15]
+    if not (digits.isdigit() and name[8:9] == "T" and name[15:16] == "." and name[22:23] == "Z"):
+        return None
+    fields = [int(digits[i:j]) for i, j in ((0, 4), (4, 6), (6, 8), (8, 10), (10, 12), (12, 14))]
+    if not name[16:22].isdigit():
+        return None
+    try:
+        return calendar.timegm((*fields, 0, 0, 0)), int(name[16:22])
+    except (ValueError, OverflowError):
+        return None
+
+
+def _version_name(path: str, newest: str | None = None) -> str:
+    """Named by the UTC time, sortable; the random tail keeps two copies in one microsecond
+    apart. Names are what orders the copies (and what pruning goes by), so a new copy is
+    always named after the newest one there, even when that one was named by a clock that
+    was ahead: otherwise the version just replaced would sort oldest and be pruned at once,
+    and no undo copy would be kept until the clock caught up."""
     now = time.time()
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
-    micro = int((now % 1) * 1_000_000)
+    seconds, micro = int(now), int((now % 1) * 1_000_000)
+    name = _stamp(seconds, micro)
+    newest_name = os.path.basename(newest) if newest else ""
+    last = _stamp_of(newest_name) if newest_name[: len(name)] >= name else None
+    if last is not None:
+        seconds, micro = last[0] + (last[1] + 1) // 1_000_000, (last[1] + 1) % 1_000_000
+        name = _stamp(seconds, micro)
     extension = os.path.splitext(path)[1]
-    return f"{stamp}.{micro:06d}Z-{os.urandom(3).hex()}{extension}"
+    return f"{name}-{os.urandom(3).hex()}{extension}"
 
 
 def safe_history_dir(path: StrPath) -> str | None:
@@ -91,11 +122,12 @@ def keep_version(path: StrPath, data: bytes, *, mode: int = 0o600, keep: int = K
     if newest and _same_bytes(newest[0], data):
         return newest[0]
     try:
-        copy = os.path.join(folder, _version_name(os.fspath(path)))
+        copy = os.path.join(folder, _version_name(os.fspath(path), newest[0] if newest else None))
         atomic_write_bytes(copy, data, mode=mode, durable=False)
     except OSError:
         return None
-    for old in versions(path)[keep:]:
+    # The new copy is never the one pruned, whatever the other names say.
+    for old in [kept for kept in versions(path) if kept != copy][max(keep - 1, 0) :]:
         try:
             os.unlink(old)
         except OSError:

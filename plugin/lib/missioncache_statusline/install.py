@@ -4,6 +4,9 @@ out of) Claude Code's user ``settings.json`` (``$CLAUDE_CONFIG_DIR/settings.json
 WHY it is careful: settings.json is the user's file, holding their permissions, hooks
 and possibly a status line of their own. So:
 
+- Every read and write goes through ``missioncache_state.settings_file``: a save another
+  program makes while we work is never overwritten (compare before replace, retry), and a
+  half-finished save (an empty file a moment ago full) is waited for, never taken as ``{}``.
 - The file is written atomically (temp file + replace; through a symlink, to its target,
   so a dotfiles link stays a link), keeping every other key and their order; a backup of
   the previous bytes is written beside it first (``settings.json.missioncache-backup``).
@@ -18,14 +21,19 @@ and possibly a status line of their own. So:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
 from missioncache_state.atomic import atomic_write_bytes, read_json_object, remove_file
 from missioncache_state.locations import claude_dir, state_dir
 
-BACKUP_SUFFIX = ".missioncache-backup"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+    from missioncache_state.settings_file import Change, Snapshot
+
+BACKUP_SUFFIX = ".missioncache-backup"  # the same as settings_file.BACKUP_SUFFIX
 LAUNCHER_NAME = "launcher.py"
 _ABSENT = "absent"
 
@@ -80,133 +88,133 @@ def find_plugin_root(start: str | None = None) -> str:
 
 
 def _read_settings(path: str) -> tuple[bytes | None, dict]:
+    """settings.json once any save in progress has finished (settings_file.read_settings)."""
+    from missioncache_state.settings_file import SettingsError, read_settings
+
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        return None, {}
-    try:
-        value = json.loads(data.decode("utf-8")) if data.strip() else {}
-    except (UnicodeDecodeError, ValueError) as error:
-        raise InstallError(
-            f"{path} is not valid JSON ({error}); fix it first, nothing was changed"
-        ) from error
-    if not isinstance(value, dict):
-        raise InstallError(f"{path} does not hold a JSON object; nothing was changed")
-    return data, value
+        snapshot = read_settings(path)
+    except SettingsError as error:
+        raise InstallError(str(error)) from error
+    return snapshot.data, snapshot.value
 
 
-def _encode(settings: dict) -> bytes:
-    return (json.dumps(settings, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+class _Plan:
+    """What install does to one reading of settings.json (recomputed on every retry: the
+    file may have changed since the last one)."""
 
-
-def _write(path: str, data: bytes) -> None:
-    """Atomically, to the symlink's target when settings.json is a link, keeping its mode."""
-    target = os.path.realpath(path)
-    try:
-        mode = os.stat(target).st_mode & 0o777
-    except OSError:
-        mode = 0o600
-    atomic_write_bytes(target, data, mode=mode)
-
-
-def _digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    def __init__(self, settings: dict, chain: bool, path: str) -> None:
+        current = settings.get("statusLine", _ABSENT)
+        self.refresh = is_ours(current) and read_json_object(record_path()) is not None
+        if is_ours(current):  # our line without its record (deleted by hand): start over
+            current = _ABSENT
+        self.current, self.chained = current, None
+        self.updated: dict | None = None
+        if self.refresh:
+            return
+        if current is not _ABSENT:
+            command = current.get("command") if isinstance(current, dict) else None
+            if not chain:
+                shown = command if isinstance(command, str) else json.dumps(current)
+                raise InstallError(
+                    f"{path} already has a status line ({shown}); nothing was changed. Run "
+                    "`missioncache-db statusline install --chain` to show MissionCache's line "
+                    "below yours (uninstall puts yours back exactly)"
+                )
+            if not isinstance(command, str) or not command.strip():
+                raise InstallError(f"cannot chain the status line in {path}: it has no command")
+            self.chained = command
+        new_line = {"type": "command", "command": command_for(launcher_path())}
+        if self.chained is not None:  # keep their padding / refreshInterval
+            new_line = dict(current, **new_line)
+        self.updated = dict(settings)
+        self.updated["statusLine"] = new_line
 
 
 def install(chain: bool = False, plugin_root: str | None = None) -> str:
     """Install (or refresh) our status line; returns what was done, for the user."""
+    from missioncache_state.settings_file import SettingsError, install_edit
     from missioncache_statusline.launcher import launcher_source
 
     root = os.path.realpath(plugin_root) if plugin_root else find_plugin_root()
     if not os.path.isfile(os.path.join(root, "statusline", "statusline.py")):
         raise InstallError(f"{root} is not a MissionCache plugin (no statusline/statusline.py)")
     path = settings_path()
-    data, settings = _read_settings(path)
-    current = settings.get("statusLine", _ABSENT)
-    record = read_json_object(record_path())
-    if is_ours(current) and record is not None:
+
+    def write_launcher(snapshot: Snapshot, change: Change) -> None:
+        plan = _Plan(snapshot.value, chain, path)
+        atomic_write_bytes(launcher_path(), launcher_source(root, plan.chained).encode("utf-8"))
+
+    def details(snapshot: Snapshot) -> dict:
+        plan = _Plan(snapshot.value, chain, path)
+        return {
+            "previous": None if plan.current is _ABSENT else plan.current,
+            "had_status_line": plan.current is not _ABSENT,
+            "chained": plan.chained,
+            "plugin_root": root,
+        }
+
+    try:
+        snapshot, change = install_edit(
+            path,
+            lambda snapshot: _Plan(snapshot.value, chain, path).updated,
+            record_path=record_path(),
+            details=details,
+            prepare=write_launcher,
+        )
+    except SettingsError as error:
+        raise InstallError(str(error)) from error
+    if change is None:  # already ours, with its record: only the launcher is refreshed
+        record = read_json_object(record_path()) or {}
         chained = record.get("chained")
         atomic_write_bytes(launcher_path(), launcher_source(root, chained).encode("utf-8"))
         return f"the MissionCache status line is already installed in {path} (launcher refreshed)"
-    if is_ours(current):  # our line without its record (deleted by hand): start over
-        current = _ABSENT
-    chained = None
-    if current is not _ABSENT:
-        command = current.get("command") if isinstance(current, dict) else None
-        if not chain:
-            shown = command if isinstance(command, str) else json.dumps(current)
-            raise InstallError(
-                f"{path} already has a status line ({shown}); nothing was changed. Run "
-                "`missioncache-db statusline install --chain` to show MissionCache's line "
-                "below yours (uninstall puts yours back exactly)"
-            )
-        if not isinstance(command, str) or not command.strip():
-            raise InstallError(f"cannot chain the status line in {path}: it has no command")
-        chained = command
-    new_line = {"type": "command", "command": command_for(launcher_path())}
-    if chained is not None:  # keep their padding / refreshInterval
-        new_line = dict(current, **new_line)
-    updated = dict(settings)
-    updated["statusLine"] = new_line
-    new_data = _encode(updated)
-    atomic_write_bytes(launcher_path(), launcher_source(root, chained).encode("utf-8"))
-    if data is not None:
-        atomic_write_bytes(path + BACKUP_SUFFIX, data, mode=0o600)
-    record = {
-        "settings": path,
-        "had_file": data is not None,
-        "previous": None if current is _ABSENT else current,
-        "had_status_line": current is not _ABSENT,
-        "chained": chained,
-        "written_sha256": _digest(new_data),
-        "backup": path + BACKUP_SUFFIX if data is not None else None,
-        "plugin_root": root,
-    }
-    atomic_write_bytes(record_path(), _encode(record), mode=0o600)
-    _write(path, new_data)
-    how = " (after your own status line)" if chained else ""
+    how = " (after your own status line)" if _Plan(snapshot.value, chain, path).chained else ""
     return f"installed the MissionCache status line{how} in {path}; it shows from the next refresh"
+
+
+def _without_ours(record: dict | None) -> Callable[[dict], dict | None]:
+    """The fallback of uninstall: settings.json changed since install (or there is no
+    record), so only our ``statusLine`` is taken out, the user's edits kept; None (leave
+    the file) when the status line there is no longer ours."""
+
+    def change(settings: dict) -> dict | None:
+        if not is_ours(settings.get("statusLine", _ABSENT)):
+            return None
+        updated = dict(settings)
+        if record is not None and record.get("had_status_line"):
+            updated["statusLine"] = record.get("previous")
+        else:
+            del updated["statusLine"]
+        return updated
+
+    return change
 
 
 def uninstall() -> str:
     """Take our status line out, putting back what install replaced."""
+    from missioncache_state import settings_file as sf
+
     path = settings_path()
     record = read_json_object(record_path())
-    data, settings = _read_settings(path)
-    current = settings.get("statusLine", _ABSENT)
-    if record is None:
-        if not is_ours(current):
-            return f"the MissionCache status line is not installed in {path}; nothing to do"
-        updated = {k: v for k, v in settings.items() if k != "statusLine"}
-        _write(path, _encode(updated))
-        _remove_ours()
-        return f"removed the MissionCache status line from {path}"
-    if data is not None and _digest(data) == record.get("written_sha256"):
-        if not record.get("had_file"):
-            os.unlink(os.path.realpath(path))
+    try:
+        if record is None:
+            _snapshot, change = sf.edit_settings(
+                path, lambda snapshot: _without_ours(None)(snapshot.value)
+            )
+            if change is None:
+                return f"the MissionCache status line is not installed in {path}; nothing to do"
             _remove_ours()
-            return f"removed {path} (install created it)"
-        backup = record.get("backup")
-        try:
-            with open(str(backup), "rb") as handle:
-                previous = handle.read()
-        except (OSError, TypeError) as error:
-            raise InstallError(f"the backup {backup} is missing; nothing was changed") from error
-        _write(path, previous)
-        _remove_ours()
-        remove_file(str(backup))  # settings.json is that copy again: leave no second one
-        return f"restored {path} exactly as it was before install"
-    if not is_ours(current):
-        _remove_ours()
-        return f"{path} no longer uses the MissionCache status line; left it as it is"
-    updated = dict(settings)
-    if record.get("had_status_line"):
-        updated["statusLine"] = record.get("previous")
-    else:
-        del updated["statusLine"]
-    _write(path, _encode(updated))
+            return f"removed the MissionCache status line from {path}"
+        outcome = sf.uninstall_edit(path, record, _without_ours(record))
+    except sf.SettingsError as error:
+        raise InstallError(str(error)) from error
     _remove_ours()
+    if outcome == sf.REMOVED:
+        return f"removed {path} (install created it)"
+    if outcome == sf.EXACT:
+        return f"restored {path} exactly as it was before install"
+    if outcome == sf.UNCHANGED:
+        return f"{path} no longer uses the MissionCache status line; left it as it is"
     return f"restored the previous status line setting in {path} (your other edits kept)"
 
 

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from missioncache_state.ids import SessionId
+
 CACHE_KIND = "statusline"
 CACHE_VERSION = 1
 STDIN_MAX = 4 * 1024 * 1024
@@ -50,7 +52,7 @@ def _stamp(path: Any) -> list | None:
     return [info.st_mtime_ns, info.st_size]
 
 
-def signature(session_id: str, cwd: str, facts: dict | None) -> list:
+def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
     """What the cached facts depend on; a change anywhere means recompute."""
     from missioncache_state.bindings import binding_file
     from missioncache_state.locations import tasks_db_path
@@ -127,7 +129,7 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
         return ""
     from missioncache_state.ids import session_id_or_none
 
-    sid = session_id_or_none(payload.get("session_id"))
+    sid = session_id_or_none(payload.get("session_id"))  # the entry: parsed once, here
     if sid is None:
         return ""
     from missioncache_state.locations import tasks_db_path
@@ -178,9 +180,10 @@ def prune_caches(now: float | None = None, keep_days: int = CACHE_KEEP_DAYS) -> 
     """Delete other sessions' caches untouched for ``keep_days``: one file per session
     would otherwise pile up forever. Run when a session writes its first cache, so the
     cost (one directory listing) is paid once per session, not per run."""
+    from missioncache_state.ids import SessionId
     from missioncache_state.statefile import state_path
 
-    folder = os.path.dirname(state_path(CACHE_KIND, "x") or "")
+    folder = os.path.dirname(state_path(CACHE_KIND, SessionId("x")) or "")
     limit = (time.time() if now is None else now) - keep_days * 86400
     removed = 0
     try:

@@ -9,6 +9,27 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # the names __getattr__ serves, for the type checker
+    from .conversation import is_prompt as is_prompt
+    from .conversation import is_typed_prompt as is_typed_prompt
+    from .edits import EDIT_TOOLS as EDIT_TOOLS
+    from .edits import Edit as Edit
+    from .edits import edits_in as edits_in
+    from .edits import find_edits as find_edits
+    from .exchange import Exchange as Exchange
+    from .exchange import current_exchange as current_exchange
+    from .records import iter_records_reversed as iter_records_reversed
+    from .records import parse_record as parse_record
+    from .reverse_reader import DEFAULT_BLOCK_SIZE as DEFAULT_BLOCK_SIZE
+    from .reverse_reader import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+    from .reverse_reader import iter_lines_reversed as iter_lines_reversed
+    from .turns import RecentTurns as RecentTurns
+    from .turns import Turn as Turn
+    from .turns import read_recent_turns as read_recent_turns
+    from .turns import recent_turns as recent_turns
+
 _EXPORTS = {
     "find_edits": "edits",
     "edits_in": "edits",

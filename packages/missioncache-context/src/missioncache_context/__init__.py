@@ -53,6 +53,9 @@ if TYPE_CHECKING:  # the type checker sees the names __getattr__ serves
     from .numbers import (
         normalize_number as normalize_number,
     )
+    from .numbers import (
+        selector_number as selector_number,
+    )
     from .tasks_file import (
         AppendResult as AppendResult,
     )
@@ -116,6 +119,7 @@ _EXPORTS = {
     "record_change": "context_file",
     "task_headings": "context_file",
     "normalize_number": "numbers",
+    "selector_number": "numbers",
     "TaskItem": "tasks_file",
     "MarkResult": "tasks_file",
     "AppendResult": "tasks_file",

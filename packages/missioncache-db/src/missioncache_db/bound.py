@@ -18,10 +18,10 @@ from missioncache_db.model import Task, is_contained, is_valid_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from missioncache_state.ids import SessionId
 
 
-def bound_task(session_id: Any) -> Task | None:
+def bound_task(session_id: SessionId | None) -> Task | None:
     """The session's task from its binding, or None (then ask tasks.db). Fields the binding
     does not carry (status, JIRA key, repository, times) are None."""
     from missioncache_state.bindings import read_session_binding
@@ -42,7 +42,7 @@ def bound_task(session_id: Any) -> Task | None:
     return task if os.path.isdir(task.directory_path) else None
 
 
-def find_task(cwd: str, session_id: str | None, busy_timeout: float = 2.0) -> Task | None:
+def find_task(cwd: str, session_id: SessionId | None, busy_timeout: float = 2.0) -> Task | None:
     """The task this session is on (data model section 4); None when MissionCache is not
     set up or nothing resolves. The one call for a hook that needs only the task's files:
     the binding answers when it can, tasks.db (and ``sqlite3``) only when it cannot."""

@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import PromptId, SessionId
+
 HEARTBEAT_BUSY_TIMEOUT = 0.75  # the 2 s wall below ends us; spooling must fit before it
 HEARTBEAT_WALL_SECONDS = 2
 
@@ -52,15 +56,17 @@ def arm_hard_wall(seconds: int) -> None:
     timer.start()
 
 
-def turn_from_env() -> tuple:
+def turn_from_env() -> tuple[PromptId | None, str]:
     """(prompt id, kind) of the turn this heartbeat starts, as the UserPromptSubmit hook
     passed them."""
-    return os.environ.get("MISSIONCACHE_PROMPT_ID"), (
-        os.environ.get("MISSIONCACHE_PROMPT_KIND") or "prompt"
-    )
+    from missioncache_state.ids import prompt_id_or_none
+
+    # Process boundary: the hook parsed it, but the environment is a hand-off anyone can set.
+    prompt_id = prompt_id_or_none(os.environ.get("MISSIONCACHE_PROMPT_ID"))
+    return prompt_id, os.environ.get("MISSIONCACHE_PROMPT_KIND") or "prompt"
 
 
-def spool_unresolved(cwd: str, session_id: str | None) -> None:
+def spool_unresolved(cwd: str, session_id: SessionId | None) -> None:
     """Keep the heartbeat in the spool while tasks.db is broken: the task comes from the
     session's binding when there is one, else it is resolved from the cwd when the spool
     is ingested into a working database (``heartbeats.ingest_spool``)."""
@@ -84,6 +90,7 @@ def main() -> int:
     from missioncache_state.ids import session_id_from_env
 
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
+    # Process boundary: the hook handed its parsed id over through the environment.
     cwd, session_id = os.getcwd(), session_id_from_env()
     try:
         from missioncache_db.db import open_if_set_up

@@ -14,15 +14,18 @@ import sys
 from missioncache_db.model import OPEN_STATUSES, Task
 from missioncache_db.tasks import get_task, query_tasks
 from missioncache_state.bindings import read_session_binding
-from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import data_root
 from missioncache_state.sqlite import sqlite3
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
 
 _UNRESOLVED = object()  # the binding decided "no task": stop, do not look at the cwd
 
 
 def find_task_for_cwd(
-    conn: sqlite3.Connection, cwd: str | os.PathLike, session_id: object = None
+    conn: sqlite3.Connection, cwd: str | os.PathLike, session_id: SessionId | None = None
 ) -> Task | None:
     bound = _from_binding(conn, session_id)
     if bound is _UNRESOLVED:
@@ -33,14 +36,14 @@ def find_task_for_cwd(
     return _from_data_root(conn, real_cwd) or _from_repository(conn, real_cwd)
 
 
-def _from_binding(conn: sqlite3.Connection, session_id: object) -> object:
+def _from_binding(conn: sqlite3.Connection, sid: SessionId | None) -> object:
     """A Task, ``_UNRESOLVED`` (ambiguous legacy name), or None (go on to the cwd).
 
-    An invalid session id is treated as absent. A binding by ``taskId`` to a task that is
+    The id comes parsed; ``read_session_binding`` checks it where it becomes a file name,
+    so an id that is not one reads no binding. A binding by ``taskId`` to a task that is
     gone or closed does not fall back to the name it also records: that name may since
     belong to a different task.
     """
-    sid = session_id_or_none(session_id)
     binding = read_session_binding(sid) if sid else None
     if binding is None:
         return None
@@ -62,7 +65,7 @@ def _from_binding(conn: sqlite3.Connection, session_id: object) -> object:
     return None
 
 
-def _breadcrumb(sid: str | None, name: str, candidates: list[Task]) -> None:
+def _breadcrumb(sid: SessionId | None, name: str, candidates: list[Task]) -> None:
     shown = ascii(name[:80])
     paths = ", ".join(task.full_path for task in candidates[:5])
     print(

@@ -68,6 +68,7 @@ def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | No
     sessions gone idle. Returns how many heartbeats were processed."""
     now = time.time() if now is None else now
     with write_transaction(conn):
+        spool.release_unattributed(spool_dir)  # a task may cover them now: try them again
         _, claimed = ingest_spool(conn, spool_dir)
         if (
             pending_usage(conn)

@@ -143,14 +143,82 @@ def take_unreported(directory: StrPath) -> list[str]:
     return new
 
 
+UNATTRIBUTED = "unattributed"  # heartbeats no task covers yet, kept until one does
+
+
+def unattributed_dir(directory: StrPath) -> str:
+    """Where heartbeats wait that were spooled while tasks.db was broken (no task id, only
+    their directory) and that no task covers yet: a database restored or recreated before
+    its tasks are registered again must not lose the outage's time. Inside the spool, so
+    ``claim`` never takes them; :func:`release_unattributed` gives them another try."""
+    return os.path.join(os.fspath(directory), UNATTRIBUTED)
+
+
+def keep_unattributed(directory: StrPath, records: Iterable[dict[str, Any]]) -> None:
+    """Set heartbeats aside that no task covers yet (see :func:`unattributed_dir`). Written
+    before the claimed file they came from is deleted: a crash in between leaves a second
+    copy, which the unique ``uid`` makes harmless."""
+    for record in records:
+        append(unattributed_dir(directory), record)
+
+
+def release_unattributed(directory: StrPath) -> int:
+    """Move the waiting heartbeats back into the spool, so the next claim tries them again
+    (under the same write lock as that claim); returns how many files moved."""
+    folder = unattributed_dir(directory)
+    try:
+        names = [name for name in os.listdir(folder) if name.endswith(SPOOL_SUFFIX)]
+    except OSError:
+        return 0
+    moved = 0
+    for name in names:
+        source = os.path.join(folder, name)
+        if _entry_kind(source) != _REGULAR:
+            continue
+        target = os.path.join(os.fspath(directory), f"u-{os.urandom(8).hex()}{SPOOL_SUFFIX}")
+        try:
+            os.rename(source, target)
+            moved += 1
+        except OSError:
+            continue
+    return moved
+
+
+def unattributed_count(directory: StrPath) -> int:
+    """How many heartbeats wait for a task (lines in ``unattributed/``), for doctor."""
+    folder = unattributed_dir(directory)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return 0
+    total = 0
+    for name in names:
+        if name.endswith(SPOOL_SUFFIX):
+            total += sum(1 for line in _lines(os.path.join(folder, name)) if line.endswith(b"\n"))
+    return total
+
+
 def _quarantine_entry(directory: str, name: str) -> None:
-    """Move a whole spool entry (a FIFO, a directory, a link) out of the reader's way."""
+    """Move a whole spool entry (a FIFO, a directory, a link) out of the reader's way.
+
+    The rename is tried before the folder is made: another claimer may have taken the
+    entry since it was listed, and a vanished entry must leave no empty ``quarantine/``
+    behind (doctor would report a quarantine that holds nothing)."""
     folder = quarantine_dir(directory)
+    source, target = os.path.join(directory, name), os.path.join(folder, name)
+    try:
+        os.rename(source, target)
+        return
+    except FileNotFoundError:
+        if not os.path.lexists(source):
+            return  # gone meanwhile: nothing to move aside
+    except OSError:
+        return  # it stays; _entry_kind keeps it from being opened all the same
     try:
         os.makedirs(folder, exist_ok=True)
-        os.rename(os.path.join(directory, name), os.path.join(folder, name))
+        os.rename(source, target)
     except OSError:
-        pass  # it stays; _is_regular keeps it from being opened all the same
+        pass  # it stays (or vanished just now); it is never opened as a spool file
 
 
 def _quarantine_line(path: str, raw: bytes) -> None:
@@ -169,20 +237,29 @@ def _quarantine_line(path: str, raw: bytes) -> None:
         pass  # the line is dropped from the spool all the same: it can never be ingested
 
 
-def _is_regular(path: str) -> bool:
+_GONE, _REGULAR, _OTHER = "gone", "regular", "other"
+
+
+def _entry_kind(path: str) -> str:
+    """What a listed spool entry is now: gone (another claimer renamed it away between
+    ``listdir`` and here: skip it), a regular file, or something else (quarantine it)."""
     import stat
 
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return _GONE
     except OSError:
-        return False
+        return _OTHER
+    return _REGULAR if stat.S_ISREG(mode) else _OTHER
 
 
 def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     """Claim spool files (rename to a unique ``*.claimed`` name) and return every claimed
     file waiting, including ones a crashed ingester left behind. Call while holding
     the database write lock, which serialises ingesters. An entry that is not a regular
-    file is quarantined instead."""
+    file is quarantined instead; one that vanished since it was listed (another claimer
+    took it) is skipped."""
     directory = os.fspath(directory)
     try:
         names = sorted(os.listdir(directory))
@@ -192,7 +269,10 @@ def claim(directory: StrPath, limit: int | None = None) -> list[str]:
     for name in names:  # one lstat per entry: this runs on the heartbeat's path
         if not name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)):
             continue
-        if not _is_regular(os.path.join(directory, name)):
+        kind = _entry_kind(os.path.join(directory, name))
+        if kind == _GONE:
+            continue
+        if kind == _OTHER:
             _quarantine_entry(directory, name)
         elif name.endswith(CLAIMED_SUFFIX):
             claimed.append(os.path.join(directory, name))

@@ -16,11 +16,9 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_state.ids import session_id_or_none
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from missioncache_state.ids import PromptId, SessionId
 
 TURN_END = "turn_end"  # the ``type`` of a spooled turn-end record (heartbeats have none)
 OUTCOMES = ("stop", "failure")
@@ -28,20 +26,20 @@ MAX_BACKGROUND = 1000
 
 
 def new_turn_end(
-    session_id: Any,
-    prompt_id: Any,
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
     outcome: str = "stop",
     background: int = 0,
     epoch: float | None = None,
 ) -> dict | None:
-    """A turn end as it is spooled; None when the prompt id is not valid (nothing to join)."""
-    prompt_id = session_id_or_none(prompt_id)
+    """A turn end as it is spooled; None without a prompt id (nothing to join). The ids
+    come parsed; the spool's reader checks them again (``heartbeats.valid_record``)."""
     if prompt_id is None:
         return None
     return {
         "type": TURN_END,
         "uid": os.urandom(16).hex(),
-        "session_id": session_id_or_none(session_id),
+        "session_id": session_id,
         "prompt_id": prompt_id,
         "epoch": time.time() if epoch is None else float(epoch),
         "outcome": outcome if outcome in OUTCOMES else "stop",
@@ -50,7 +48,10 @@ def new_turn_end(
 
 
 def record_turn_end(
-    session_id: Any, prompt_id: Any, outcome: str = "stop", background: int = 0
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
+    outcome: str = "stop",
+    background: int = 0,
 ) -> bool:
     """Spool the end of the turn ``prompt_id`` of ``session_id``; returns whether one was
     written. Nothing is written where MissionCache is not set up (no tasks.db); a broken
@@ -59,7 +60,12 @@ def record_turn_end(
 
     if not is_set_up():
         return False
-    record = new_turn_end(session_id, prompt_id, outcome, background)
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
+
+    # The package's edge: the hooks pass parsed ids (a type test each); plain strings
+    # from any other caller are parsed here.
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    record = new_turn_end(sid, pid, outcome, background)
     if record is None:
         return False
     from missioncache_db import spool

@@ -12,19 +12,31 @@ from collections import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, NamedTuple
+
+    from missioncache_state.ids import SessionId
 
 # Claude Code's own stdin payloads are small, but a Write tool_input can be megabytes;
 # reading more than this is never useful to us and would only cost time.
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 
 
-class Identity(namedtuple("Identity", "session_id cwd transcript_path")):
-    """Who is calling: the validated session id (str or None), the project dir (str),
-    the transcript (str or None). ``collections.namedtuple``, not ``typing.NamedTuple``:
-    typing costs milliseconds of imports on every prompt."""
+if TYPE_CHECKING:
 
-    __slots__ = ()
+    class Identity(NamedTuple):
+        session_id: SessionId | None
+        cwd: str
+        transcript_path: str | None
+
+else:
+
+    class Identity(namedtuple("Identity", "session_id cwd transcript_path")):
+        """Who is calling: the parsed session id (a ``SessionId``, or None when stdin had
+        none or an invalid one), the project dir (str), the transcript (str or None).
+        ``collections.namedtuple`` at run time, not ``typing.NamedTuple``: typing costs
+        milliseconds of imports on every prompt (the checker sees the typed form above)."""
+
+        __slots__ = ()
 
 
 def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
@@ -81,8 +93,20 @@ def text_field(payload: dict[str, Any], key: str) -> str | None:
     return None
 
 
+def prose_field(payload: dict[str, Any], key: str) -> str | None:
+    """A free-text string field (a compaction summary), None when absent or of another
+    type. Unlike :func:`text_field` a NUL does not reject it: prose never becomes a path
+    or an argument, and one stray NUL must not cost a whole summary. Each NUL is replaced
+    by U+FFFD, so the reader sees that something was there."""
+    value = payload.get(key)
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    return None
+
+
 def identity(payload: dict[str, Any]) -> Identity:
-    """The hook's identity from stdin. An invalid session id is absent; a cwd that is
+    """The hook's identity from stdin: where a hook's session id is parsed, once (the
+    code after it takes the ``SessionId``). An invalid session id is absent; a cwd that is
     not an absolute existing directory falls back to the process cwd, which Claude Code
     sets to the same project directory."""
     from missioncache_state.ids import session_id_or_none

@@ -11,13 +11,16 @@ its text when both exist, and prose reads better than JSON.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
+
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
 
 INSTRUCTIONS = (
     "MissionCache keeps a project's context (<name>-context.md) and checklist "
@@ -92,7 +95,7 @@ def _call(work: Callable[[], str]) -> str:
         raise ToolError(sentence(error)) from None
 
 
-def _session(ctx: Context) -> str | None:
+def _session(ctx: Context) -> SessionId | None:
     """The calling session (see ``callsession``: right even after /clear)."""
     from missioncache_pm.callsession import calling_session
 
@@ -197,9 +200,11 @@ def create_task(
 ) -> str:
     """Create a MissionCache task: its database row and ~/.missioncache/active/<name>/ with
     <name>-context.md and <name>-tasks.md. Binds this Claude session to it."""
-    from missioncache_pm import taskinfo
+    from missioncache_pm import dashboard_notify, taskinfo
 
-    return _call(lambda: taskinfo.create_task(name, repo, jira_key, _session(ctx)))
+    answer = _call(lambda: taskinfo.create_task(name, repo, jira_key, _session(ctx)))
+    dashboard_notify.task_created(name)
+    return answer
 
 
 TOOLS = (update_tasks_file, update_context_file, find_task_for_directory, get_task, create_task)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
+    from missioncache_state.ids import SessionId
 
 FILE_LIMIT = 20_000
 COMPACTIONS_SHOWN = 3  # the newest summaries /missioncache:load shows
@@ -96,13 +97,13 @@ def compaction_blocks(task: Task) -> list[str]:
     return out
 
 
-def _session_from_env() -> str | None:
+def _session_from_env() -> SessionId | None:
     from missioncache_state.ids import session_id_from_env
 
     return session_id_from_env()
 
 
-def _task_for_session(db: TaskDB, sid: str | None) -> Task | None:
+def _task_for_session(db: TaskDB, sid: SessionId | None) -> Task | None:
     return db.find_task_for_cwd(os.getcwd(), sid)
 
 

@@ -32,15 +32,57 @@ def is_valid_session_id(value: Any) -> bool:
     )
 
 
-def session_id_or_none(value: Any) -> str | None:
-    """The session id when it is valid, else None (invalid ids are treated as absent)."""
-    return value if is_valid_session_id(value) else None
+class SessionId(str):
+    """A Claude session id that passed the grammar above: the type the code past a hook's,
+    a command's or a tool's entry takes. Made only by ``session_id_or_none`` (or
+    ``SessionId(text)``, which raises ValueError for an invalid id), so holding one is
+    proof it was checked: ``session_id_or_none`` returns it as is, without looking again.
+    A ``str`` subclass, so it is written to JSON, SQLite and paths like any string."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str) -> SessionId:
+        if not is_valid_session_id(value):
+            raise ValueError(f"invalid session id {str(value)[:80]!r}")
+        return str.__new__(cls, value)
+
+
+class PromptId(str):
+    """A Claude Code prompt id (the turn a heartbeat starts and a Stop ends), checked by
+    the same grammar as a session id; made only by ``prompt_id_or_none``."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: str) -> PromptId:
+        if not is_valid_session_id(value):
+            raise ValueError(f"invalid prompt id {str(value)[:80]!r}")
+        return str.__new__(cls, value)
+
+
+def session_id_or_none(value: Any) -> SessionId | None:
+    """The session id when it is valid, else None (invalid ids are treated as absent).
+
+    The one parser of session ids: call it where an id enters (hook stdin, the
+    environment, a command's argument, a tool's argument, a file read back). An id it
+    already parsed comes back unchanged at the cost of one type test, so the library
+    functions that still call it on their input (for callers that hand them plain
+    strings) do not check a parsed id twice."""
+    if type(value) is SessionId:
+        return value
+    return str.__new__(SessionId, value) if is_valid_session_id(value) else None
+
+
+def prompt_id_or_none(value: Any) -> PromptId | None:
+    """The prompt id when it is valid, else None; a parsed one comes back unchanged."""
+    if type(value) is PromptId:
+        return value
+    return str.__new__(PromptId, value) if is_valid_session_id(value) else None
 
 
 SESSION_VARIABLES = ("CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 
 
-def session_id_from_env(env: Any = None) -> str | None:
+def session_id_from_env(env: Any = None) -> SessionId | None:
     """The Claude session id a process outside a hook's stdin works for, when valid.
 
     ``CLAUDE_SESSION_ID`` first: MissionCache's own hand-off (the UserPromptSubmit hook sets

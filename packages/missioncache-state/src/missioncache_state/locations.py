@@ -52,6 +52,12 @@ def term_sessions_dir() -> str:
     return os.path.join(state_dir(), "term-sessions")
 
 
+def dashboard_dir() -> str:
+    """The dashboard's files: ``running.json`` while it serves, ``install.json`` once its
+    http hooks are installed (docs/dashboard.md)."""
+    return os.path.join(state_dir(), "dashboard")
+
+
 def hooks_state_db_path() -> str:
     return os.path.join(claude_dir(), "hooks-state.db")
 

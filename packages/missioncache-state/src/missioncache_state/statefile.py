@@ -14,29 +14,31 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from missioncache_state.ids import SessionId
+
 _KIND_OK = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 UNREADABLE = "the failure record could not be read"
 
 
-def state_path(kind: str, session_id: Any = None) -> str | None:
+def state_path(kind: str, session_id: SessionId | None = None) -> str | None:
     """The file of a state ``kind`` (a fixed lowercase name chosen by our code), per
     session when ``session_id`` is given; None for an invalid session id."""
     if not kind or not set(kind) <= _KIND_OK:
         raise ValueError(f"bad state kind {kind!r}")
     if session_id is None:
         return os.path.join(state_dir(), f"{kind}.json")
-    sid = session_id_or_none(session_id)
+    sid = session_id_or_none(session_id)  # file boundary: the id becomes a file name
     if sid is None:
         return None
     return os.path.join(state_dir(), kind, f"{sid}.json")
 
 
-def load_state(kind: str, session_id: Any = None) -> dict[str, Any] | None:
+def load_state(kind: str, session_id: SessionId | None = None) -> dict[str, Any] | None:
     path = state_path(kind, session_id)
     return None if path is None else read_json_object(path)
 
 
-def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
+def save_state(kind: str, data: dict[str, Any], session_id: SessionId | None = None) -> bool:
     path = state_path(kind, session_id)
     if path is None:
         return False
@@ -44,7 +46,7 @@ def save_state(kind: str, data: dict[str, Any], session_id: Any = None) -> bool:
     return True
 
 
-def clear_state(kind: str, session_id: Any = None) -> bool:
+def clear_state(kind: str, session_id: SessionId | None = None) -> bool:
     return remove_file(state_path(kind, session_id))
 
 

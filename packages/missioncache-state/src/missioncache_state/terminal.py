@@ -24,12 +24,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from missioncache_state.ids import SessionId
 
-def record_terminal_session(env: Mapping[str, str], session_id: str) -> str | None:
+
+def record_terminal_session(env: Mapping[str, str], session_id: SessionId | None) -> str | None:
     """Map this terminal (from ``env``) to ``session_id`` in both stores; returns the file
     written, or None when there is no usable terminal id or session id. The file is
     written first: it needs no SQLite and is what most statuslines read."""
-    sid = session_id_or_none(session_id)
+    sid = session_id_or_none(session_id)  # file boundary: written for other processes to read
     raw = terminal_id_from_env(env)
     name = terminal_file_name(raw)
     key = terminal_db_key(raw)
@@ -43,7 +45,7 @@ def record_terminal_session(env: Mapping[str, str], session_id: str) -> str | No
     return path
 
 
-def lookup_terminal_session(env: Mapping[str, str]) -> str | None:
+def lookup_terminal_session(env: Mapping[str, str]) -> SessionId | None:
     """The Claude session id last recorded for this terminal (from ``env``), or None.
 
     The database row is looked up by the raw id, then by the sanitised name (rows
@@ -57,7 +59,7 @@ def lookup_terminal_session(env: Mapping[str, str]) -> str | None:
 
     for candidate in (key, name):
         try:
-            found = session_id_or_none(lookup_term_session(candidate))
+            found = session_id_or_none(lookup_term_session(candidate))  # read back from a file
         except Exception:  # a locked or damaged database: the file may still answer
             break
         if found:

@@ -12,13 +12,14 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
     from missioncache_db import Task, TaskDB
+    from missioncache_state.ids import SessionId
 
 # Reads never wait in WAL mode; the only write (folding heartbeats) gives up quickly,
 # because Claude Code kills a status line when the next run starts.
 BUSY_TIMEOUT = 0.2
 
 
-def task_facts(cwd: str, session_id: str) -> dict | None:
+def task_facts(cwd: str, session_id: SessionId) -> dict | None:
     """Everything the line needs about the session's task, or None when it has none (or
     MissionCache is not set up: nothing is created for a user who never made a task)."""
     from missioncache_db.db import open_if_set_up

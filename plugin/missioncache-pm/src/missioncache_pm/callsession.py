@@ -19,7 +19,10 @@ import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
 
 META_KEY = "claudecode/toolUseId"
 RECENT_TRANSCRIPTS = 8
@@ -66,7 +69,7 @@ def _tail(path: Path) -> bytes:
 
 def session_of_tool_use(
     use_id: str | None, project_dir: str, wait: float = WAIT_SECONDS
-) -> str | None:
+) -> SessionId | None:
     """The session whose recent transcript holds ``use_id`` (newest transcript first),
     polling up to ``wait`` seconds for the transcript write to land."""
     if use_id is None:
@@ -83,16 +86,16 @@ def session_of_tool_use(
         delay = min(delay * 2, 0.25)
 
 
-def _search(folder: Path, needle: bytes) -> str | None:
+def _search(folder: Path, needle: bytes) -> SessionId | None:
     from missioncache_state.ids import session_id_or_none
 
     for path in _recent(folder)[:RECENT_TRANSCRIPTS]:
         if needle in _tail(path):
-            return session_id_or_none(path.stem)
+            return session_id_or_none(path.stem)  # file boundary: a transcript's name
     return None
 
 
-def calling_session(meta: Any, env: Mapping[str, str] | None = None) -> str | None:
+def calling_session(meta: Any, env: Mapping[str, str] | None = None) -> SessionId | None:
     """The calling session: found through the tool_use id, else the environment's id."""
     from missioncache_state.ids import session_id_from_env
 

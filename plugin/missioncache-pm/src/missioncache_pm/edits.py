@@ -24,7 +24,6 @@ from missioncache_pm.guard import checked_file, sibling
 
 LOCK_TIMEOUT = 5.0
 _LIST_MARKER = re.compile(r"(?:[-*+]|\d+[.)])(?:[ \t]|$)")
-_NUMBER_SELECTOR = re.compile(r"(?:task[ \t]*)?#?[ \t]*(\d+[A-Za-z]?(?:\.\d+[A-Za-z]?)*)\.?", re.I)
 _SHOWN_PENDING = 15
 
 Selector = Union[str, int]
@@ -66,7 +65,11 @@ def as_list(value: Any, field: str) -> list:
 
 def as_selectors(value: Any) -> list[Selector]:
     """Task selectors: ints and number-like strings (``3``, ``"1.2"``, ``"#3"``,
-    ``"Task 54a"``) select by number; other non-empty strings select by text."""
+    ``"Task 54a"``) select by number; other non-empty strings select by text. Strings are
+    read by the context library's task-number grammar (data model section 10.3), the one
+    every other reader of a tasks file uses."""
+    from missioncache_context import selector_number
+
     selectors: list[Selector] = []
     for item in as_list(value, "completed_tasks"):
         if isinstance(item, bool) or not isinstance(item, (str, int)):
@@ -78,9 +81,9 @@ def as_selectors(value: Any) -> list[Selector]:
             item = item.strip()
             if not item:
                 continue
-            match = _NUMBER_SELECTOR.fullmatch(item)
-            if match is not None:
-                item = match.group(1)
+            number = selector_number(item)
+            if number is not None:
+                item = number
         selectors.append(item)
     return selectors
 

@@ -17,21 +17,24 @@ from missioncache_pm.errors import PmError
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
+    from missioncache_state.ids import SessionId
 
 DB_BUSY_TIMEOUT = 5.0
 _SHOWN_TASKS = 10
 _SHOWN_PENDING = 20
 
 
-def checked_session(session_id: Any) -> str | None:
-    """An explicitly given session id (None when not given); PmError when invalid."""
-    from missioncache_state.ids import is_valid_session_id
+def checked_session(session_id: object) -> SessionId | None:
+    """An explicitly given session id (None when not given); PmError when invalid. The
+    tool's argument is parsed here, where it enters; the code after it takes the result."""
+    from missioncache_state.ids import session_id_or_none
 
     if session_id is None or session_id == "":
         return None
-    if not is_valid_session_id(session_id):
+    sid = session_id_or_none(session_id)
+    if sid is None:
         raise PmError(f"{str(session_id)[:80]!r} is not a valid Claude session id")
-    return str(session_id)
+    return sid
 
 
 def open_db() -> TaskDB:
@@ -83,7 +86,10 @@ def summary_lines(task: Task) -> list[str]:
     except (OSError, ValueError):
         context = ""
     if context.strip():
-        lines += ["", "Context digest:", "", context.strip()]
+        from missioncache_hookio.quoting import quoted
+
+        # Quoted: the file may hold headings MissionCache writes (missioncache_hookio.quoting).
+        lines += ["", "Context digest (quoted from the context file):", "", quoted(context.strip())]
     try:
         pending = [item for item in parse_items(read_file(task.tasks_file)) if not item.done]
     except (OSError, ValueError):
@@ -95,7 +101,7 @@ def summary_lines(task: Task) -> list[str]:
     return lines
 
 
-def bind(task: Task, session_id: str | None) -> str:
+def bind(task: Task, session_id: SessionId | None) -> str:
     """Bind the session to an open task; returns the line saying what happened."""
     from missioncache_state.bindings import write_session_binding
 
@@ -138,7 +144,7 @@ def task_named(db: TaskDB, name: Any) -> Task:
 # -- the tools -------------------------------------------------------------------------------
 
 
-def find_task_for_directory(directory: Any, session_id: str | None = None) -> str:
+def find_task_for_directory(directory: Any, session_id: object = None) -> str:
     """Which task a session in ``directory`` is on (data model section 4), with its files
     and time invested; says so, with the candidates, when none resolves."""
     from missioncache_state.bindings import read_session_binding
@@ -175,7 +181,7 @@ def no_task_message(db: TaskDB, path: str) -> str:
     return f"No MissionCache task for {path}. {known_tasks(db)}."
 
 
-def get_task(name: Any, session_id: str | None = None) -> str:
+def get_task(name: Any, session_id: SessionId | None = None) -> str:
     """The named task's facts and digest; binds the session to it."""
     with open_db() as db:
         task = task_named(db, name)
@@ -184,7 +190,7 @@ def get_task(name: Any, session_id: str | None = None) -> str:
 
 
 def create_task(
-    name: Any, repo: Any = None, jira_key: Any = None, session_id: str | None = None
+    name: Any, repo: Any = None, jira_key: Any = None, session_id: SessionId | None = None
 ) -> str:
     """Create a task (row, directory, context and tasks files) and bind the session."""
     repo_path = None

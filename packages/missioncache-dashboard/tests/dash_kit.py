@@ -1,0 +1,280 @@
+"""Start the dashboard as a user does and talk to it: for the tests and the README
+picture (``scripts/dashboard_picture.py``), which go through the same functions.
+
+The server is the BUILT plugin's ``bin/missioncache dashboard --port P``, run by the
+workspace's Python (which has Starlette and uvicorn, so it serves in that process rather
+than through uvx), in the isolated home of ``mc_env``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+SID = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
+PROMPT_ID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Running:
+    port: int
+    process: subprocess.Popen
+    env: dict
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        headers: dict | None = None,
+        timeout: float = 10.0,
+    ) -> tuple[int, dict]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        for key, value in (headers or {}).items():
+            request.add_header(key, value)
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(request, timeout=timeout) as response:
+                return response.status, _decoded(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, _decoded(error.read())
+
+    def get(self, path: str, **kwargs: object) -> dict:
+        status, value = self.request("GET", path, **kwargs)  # type: ignore[arg-type]
+        assert status == 200, (status, value)
+        return value
+
+    def post(self, path: str, body: object, **kwargs: object) -> tuple[int, dict]:
+        return self.request("POST", path, body, **kwargs)  # type: ignore[arg-type]
+
+
+def _decoded(body: bytes) -> object:
+    """JSON when the body is JSON, else its text (a 404 page is plain text)."""
+    try:
+        return json.loads(body or b"null")
+    except ValueError:
+        return body.decode("utf-8", "replace")
+
+
+def command(plugin: Path, *args: str) -> list[str]:
+    return [sys.executable, str(plugin / "bin" / "missioncache"), "dashboard", *args]
+
+
+def wait_until_up(port: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            out, err = process.communicate()
+            raise RuntimeError(f"the dashboard exited {process.returncode}: {err or out}")
+        # Served only once the startup (announcing, wiring the hooks) is done.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        health = f"http://127.0.0.1:{port}/api/health"
+        with contextlib.suppress(OSError), opener.open(health, timeout=1) as answer:
+            if answer.status == 200:
+                return
+        time.sleep(0.05)
+    raise RuntimeError("the dashboard did not start listening")
+
+
+@contextlib.contextmanager
+def serving(plugin: Path, mc_env, port: int | None = None) -> Iterator[Running]:
+    """The dashboard on a free port until the block ends, then stopped by SIGTERM (as
+    ``dashboard stop`` does), so its shutdown runs."""
+    port = port or free_port()
+    env = dict(mc_env.env)
+    process = subprocess.Popen(
+        command(plugin, "--port", str(port)),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until_up(port, process)
+        yield Running(port, process, env)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.communicate(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+
+
+def edit_payload(cwd: Path, tool_use_id: str = "toolu_01", session: str = SID) -> dict:
+    """A PostToolUse body as Claude Code posts it for a Write (contract sections 1, 6)."""
+    return {
+        "session_id": session,
+        "transcript_path": str(cwd / "t.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "acceptEdits",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(cwd / "a.txt"), "content": "hello\n"},
+        "tool_response": {"type": "create", "filePath": str(cwd / "a.txt")},
+        "tool_use_id": tool_use_id,
+    }
+
+
+def prompt_payload(cwd: Path, prompt: str = "make the login work", session: str = SID) -> dict:
+    return {
+        "session_id": session,
+        "transcript_path": str(cwd / "t.jsonl"),
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+        "prompt_id": PROMPT_ID,
+    }
+
+
+def session_row(running: Running, session: str = SID) -> dict | None:
+    rows = running.get("/api/sessions")["sessions"]
+    return next((row for row in rows if row["session_id"] == session), None)
+
+
+def chromium_path() -> str | None:
+    """``$MISSIONCACHE_CHROMIUM``, else Debian's ``/usr/bin/chromium``, else one on PATH."""
+    import shutil
+
+    explicit = os.environ.get("MISSIONCACHE_CHROMIUM")
+    if explicit:
+        return explicit if os.access(explicit, os.X_OK) else None
+    if os.access("/usr/bin/chromium", os.X_OK):
+        return "/usr/bin/chromium"
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@contextlib.contextmanager
+def browser_page(chromium: str) -> Iterator[tuple[object, list]]:
+    """A Playwright page in headless Chromium, and the list its console errors (and page
+    errors) are appended to."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium, headless=True, args=CHROMIUM_FLAGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 760})
+            errors: list = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page, errors
+        finally:
+            browser.close()
+
+
+# -- the demo world of the browser test and the README picture ----------------------
+
+# (task, parent, [(days ago, start hour, minutes)], (done, total))
+DEMO = [
+    (
+        "billing-export",
+        None,
+        [(6, 9, 95), (4, 9, 60), (2, 14, 110), (1, 9, 75), (0, 9, 50)],
+        (5, 8),
+    ),
+    ("auth-refactor", None, [(5, 14, 45), (3, 9, 160), (0, 11, 35)], (2, 6)),
+    ("auth-tokens", "auth-refactor", [(3, 15, 40), (1, 14, 90)], (1, 3)),
+]
+DEMO_CONTEXT = """# Billing Export - Context
+
+**Last Updated:** {stamp}
+
+## Description
+Export invoices as CSV for the accounting team. <script>document.title = "pwned"</script>
+
+## Next Steps
+- Handle refunds in the totals
+- Ask finance about the `VAT` column
+
+## Recent Changes
+
+### {stamp}
+- Wrote the **CSV writer** and its tests
+"""
+
+
+def demo_world(plugin: Path, env, repo: Path) -> dict:
+    """Tasks with a week of work (one a fork of another), checklists and a context file
+    holding a script tag (shown as text). Returns {name: task id}."""
+    from missioncache_harness.worklog import record_work
+    from missioncache_harness.workspace import create_task
+
+    ids: dict = {}
+    now = time.time()
+    today = time.localtime(now)
+    for name, parent, plan, (done, total) in DEMO:
+        if parent is None:
+            task = create_task(plugin, env, name, repo if name == "billing-export" else None)
+            ids[name] = task.id
+        else:
+            made = env.bundled(plugin, "create-task", name, "--parent", parent, cwd=str(env.home))
+            assert made.returncode == 0, made.stderr
+            ids[name] = int(made.stdout.split("(id ")[1].split(")")[0])
+        folder = env.data_root / "active" / (f"{parent}/{name}" if parent else name)
+        items = "".join(
+            f"- [{'x' if i < done else ' '}] {i + 1}. Step {i + 1}\n" for i in range(total)
+        )
+        (folder / f"{name}-tasks.md").write_text("# Tasks\n\n" + items, encoding="utf-8")
+        for days_ago, hour, minutes in plan:
+            day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
+            start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - 3600)
+            record_work(
+                env.data_root / "tasks.db", ids[name], start, [(210.0, 90.0)] * (minutes // 5)
+            )
+    stamp = time.strftime("%Y-%m-%d %H:%M", today)
+    context = env.data_root / "active" / "billing-export" / "billing-export-context.md"
+    context.write_text(DEMO_CONTEXT.format(stamp=stamp), encoding="utf-8")
+    return ids
+
+
+def live_session(running: Running, repo: Path) -> None:
+    """A session that asked for something and made two edits, as the http hooks post it."""
+    running.post("/api/hooks/heartbeat", prompt_payload(repo, "add refunds to the CSV totals"))
+    running.post("/api/hooks/edit-count", edit_payload(repo, "toolu_a"))
+    running.post("/api/hooks/edit-count", edit_payload(repo, "toolu_b"))
+
+
+def screenshot(page, path: Path) -> None:
+    """The page as the README shows it (the full page, at the browser's viewport width)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)

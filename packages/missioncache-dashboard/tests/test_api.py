@@ -1,0 +1,178 @@
+"""The dashboard as the acceptance test and a user meet it: the built plugin's
+``missioncache dashboard --port P`` in a throwaway home with a task."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import subprocess
+
+import dash_kit
+from dash_kit import SID
+
+
+def test_tasks_api_names_the_task(dashboard, mc_task):
+    tasks = dashboard.get("/api/tasks")["tasks"]
+    assert [t["name"] for t in tasks] == [mc_task.name]
+    row = tasks[0]
+    assert row["status"] == "active" and set(row["time"]) == {"today", "week", "all"}
+    detail = dashboard.get(f"/api/tasks/{row['id']}")
+    assert detail["name"] == mc_task.name and "<h2>" in detail["context_html"]
+
+
+def test_edit_count_hook_shows_in_sessions(dashboard, mc_task):
+    status, body = dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo))
+    assert (status, body) == (200, {})
+    row = dash_kit.session_row(dashboard)
+    assert row is not None and row["edit_count"] == 1
+    assert row["task"] == mc_task.name  # resolved from the payload's cwd
+    # The same tool call posted again counts once; another one counts.
+    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo))
+    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo, "toolu_02"))
+    assert dash_kit.session_row(dashboard)["edit_count"] == 2
+
+
+def test_hooks_answer_empty_json_to_anything(dashboard, mc_task):
+    for body in (None, [], {"session_id": "../../etc"}, {"tool_name": "Read", "session_id": SID}):
+        assert dashboard.post("/api/hooks/edit-count", body) == (200, {})
+        assert dashboard.post("/api/hooks/heartbeat", body) == (200, {})
+    read = dict(dash_kit.edit_payload(mc_task.repo), tool_name="Read")
+    dashboard.post("/api/hooks/edit-count", read)
+    assert dash_kit.session_row(dashboard) is None  # a Read is no edit
+    assert dashboard.post("/api/hooks/task-created", {"name": "x"}) == (200, {})
+
+
+def test_foreign_host_and_origin_are_refused(dashboard, mc_task):
+    status, body = dashboard.request("GET", "/api/tasks", headers={"Host": "evil.example"})
+    assert status == 403 and "127.0.0.1" in body["error"]
+    wrong_port = {"Host": f"127.0.0.1:{dashboard.port + 1}"}
+    assert dashboard.request("GET", "/api/tasks", headers=wrong_port)[0] == 403
+    localhost = {"Host": f"localhost:{dashboard.port}"}
+    assert dashboard.request("GET", "/api/health", headers=localhost)[0] == 200
+    foreign = {"Origin": "http://evil.example"}
+    payload = dash_kit.edit_payload(mc_task.repo)
+    assert dashboard.post("/api/hooks/edit-count", payload, headers=foreign)[0] == 403
+    assert dash_kit.session_row(dashboard) is None  # nothing was counted
+    own = {"Origin": dashboard.url}
+    assert dashboard.post("/api/hooks/edit-count", payload, headers=own) == (200, {})
+
+
+def test_listens_on_loopback_only(dashboard):
+    addresses = set()
+    for family, *_rest, address in socket.getaddrinfo(socket.gethostname(), None):
+        if family == socket.AF_INET and not address[0].startswith("127."):
+            addresses.add(address[0])
+    for address in addresses:
+        with socket.socket() as sock:
+            sock.settimeout(1)
+            assert sock.connect_ex((address, dashboard.port)) != 0, address
+    listening = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True, check=False)
+    if listening.returncode == 0:
+        mine = [line for line in listening.stdout.splitlines() if f":{dashboard.port} " in line]
+        assert mine and all("127.0.0.1:" in line for line in mine), mine
+
+
+def test_unknown_task_is_404_and_no_path_is_served(dashboard):
+    assert dashboard.request("GET", "/api/tasks/999")[0] == 404
+    assert dashboard.request("GET", "/api/tasks/..%2F..%2Fetc")[0] == 404
+    assert dashboard.request("GET", "/static/../install.py")[0] == 404
+
+
+def test_port_in_use_is_one_clear_sentence(mc_plugin, mc_env, dashboard):
+    done = subprocess.run(
+        dash_kit.command(mc_plugin, "--port", str(dashboard.port)),
+        env=dashboard.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert f"port {dashboard.port}" in done.stderr and "already in use" in done.stderr
+    assert f"--port {dashboard.port + 1}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_context_file_is_rendered_escaped(dashboard, mc_env, mc_task):
+    context = mc_env.data_root / "active" / mc_task.name / f"{mc_task.name}-context.md"
+    context.write_text("# T\n\n<script>alert(1)</script> **bold**\n", encoding="utf-8")
+    task_id = dashboard.get("/api/tasks")["tasks"][0]["id"]
+    rendered = dashboard.get(f"/api/tasks/{task_id}")["context_html"]
+    assert "<script>" not in rendered and "&lt;script&gt;" in rendered
+    assert "<strong>bold</strong>" in rendered
+
+
+def test_heartbeat_from_both_paths_counts_once(dashboard, mc_plugin, mc_env, mc_task):
+    """The command hook's heartbeat-auto and the http heartbeat record the same prompt:
+    one row in tasks.db, whichever comes first."""
+    env = dict(mc_env.env, CLAUDE_SESSION_ID=SID, MISSIONCACHE_PROMPT_ID=dash_kit.PROMPT_ID)
+    env["PYTHONPATH"] = str(mc_plugin / "lib")
+    subprocess.run(
+        ["python3", "-S", "-m", "missioncache_db", "heartbeat-auto"],
+        cwd=mc_task.repo,
+        env=env,
+        check=True,
+        timeout=30,
+    )
+    assert dashboard.post("/api/hooks/heartbeat", dash_kit.prompt_payload(mc_task.repo)) == (
+        200,
+        {},
+    )
+    dashboard.post("/api/hooks/heartbeat", dash_kit.prompt_payload(mc_task.repo))
+    row = dash_kit.session_row(dashboard)
+    assert row["turn_running"] and row["last_prompt"] == "make the login work"
+    with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+        rows = conn.execute(
+            "SELECT COUNT(*) FROM heartbeats WHERE session_id = ? AND prompt_id = ?",
+            (SID, dash_kit.PROMPT_ID),
+        ).fetchone()
+    assert rows == (1,)
+    stop = dict(dash_kit.prompt_payload(mc_task.repo), hook_event_name="Stop")
+    dashboard.post("/api/hooks/heartbeat", stop)
+    assert not dash_kit.session_row(dashboard)["turn_running"]
+
+
+def test_http_heartbeat_alone_is_recorded(dashboard, mc_env, mc_task):
+    dashboard.post("/api/hooks/heartbeat", dash_kit.prompt_payload(mc_task.repo))
+    for _ in range(100):  # recorded after the answer was sent
+        with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+            count = conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0]
+        if count:
+            break
+        import time
+
+        time.sleep(0.05)
+    assert count == 1
+    assert dash_kit.session_row(dashboard)["task"] == mc_task.name
+
+
+def test_edits_made_before_the_dashboard_ran_come_from_the_transcript(dashboard, mc_env, mc_task):
+    """The hooks report only what happens while the dashboard runs; the session's
+    transcript (found from its id) holds every edit Claude made."""
+    folder = mc_env.claude_dir / "projects" / "-work-tracked-repo"
+    folder.mkdir(parents=True)
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "fix it"}},
+        *(
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "tool_use", "id": f"toolu_{n}", "name": tool, "input": {}}
+                    ],
+                },
+            }
+            for n, tool in enumerate(["Edit", "Read", "Write", "MultiEdit"])
+        ),
+    ]
+    (folder / f"{SID}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo, "toolu_3"))
+    assert dash_kit.session_row(dashboard)["edit_count"] == 3  # Edit, Write, MultiEdit
+
+
+def test_the_page_itself_names_the_task(dashboard, mc_task):
+    """Before any script runs: a reader without JavaScript sees the tasks too."""
+    status, page = dashboard.request("GET", "/")
+    assert status == 200 and f'data-task="{mc_task.name}"' in page
+    assert "<!--tasks-->" not in page

@@ -1,0 +1,95 @@
+"""The dashboard in a real browser: headless Chromium (Debian's ``/usr/bin/chromium``)
+driven by Playwright renders the page the built plugin's ``missioncache dashboard`` serves.
+
+Skips with a reason where Chromium is missing, except in CI (``CI`` set), where a missing
+browser is a failure: ``.ci/run`` installs Debian's ``chromium``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import dash_kit
+import pytest
+
+LIVE_WAIT_MS = 10_000  # the page shows a hook event within 2 s; this only bounds a hang
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    found = dash_kit.chromium_path()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI never skips this")
+    return found
+
+
+@pytest.fixture
+def world(mc_plugin, mc_env, mc_repo):
+    ids = dash_kit.demo_world(mc_plugin, mc_env, mc_repo)
+    with dash_kit.serving(mc_plugin, mc_env) as running:
+        yield running, ids
+
+
+def test_task_list_renders_and_a_hook_event_shows_live(chromium, world, mc_repo, tmp_path):
+    running, ids = world
+    with dash_kit.browser_page(chromium) as (page, errors):
+        page.goto(running.url + "/")
+        rows = page.locator("#tasks tbody tr")
+        rows.first.wait_for()
+        names = [row.get_attribute("data-task") for row in rows.all()]
+        # Parents first, the fork right under its parent.
+        assert names.index("auth-tokens") == names.index("auth-refactor") + 1
+        assert set(names) == set(ids)
+        billing = page.locator('#tasks tr[data-task="billing-export"]')
+        assert "[5/8]" in billing.inner_text()
+        assert page.locator("#chart svg rect").count() > 0
+        page.locator("#live-state", has_text="live").wait_for(timeout=LIVE_WAIT_MS)
+        page.evaluate("window.__same_page = true")
+
+        dash_kit.live_session(running, mc_repo)
+        row = page.locator(f'#sessions tr[data-session="{dash_kit.SID}"]')
+        row.locator("td.edits", has_text="2").wait_for(timeout=LIVE_WAIT_MS)
+        text = row.inner_text()
+        assert "billing-export" in text and "turn running" in text
+        assert "add refunds to the CSV totals" in text
+        assert page.evaluate("window.__same_page") is True  # updated without a reload
+        dash_kit.screenshot(page, tmp_path / "dashboard.png")
+        assert (tmp_path / "dashboard.png").stat().st_size > 10_000
+        assert errors == []
+
+
+def test_task_page_shows_the_context_escaped(chromium, world):
+    running, ids = world
+    with dash_kit.browser_page(chromium) as (page, errors):
+        page.goto(f"{running.url}/#/task/{ids['billing-export']}")
+        markdown = page.locator("#task .markdown")
+        markdown.locator("h1").wait_for()
+        assert "Billing Export - Context" in markdown.locator("h1").inner_text()
+        # The script tag in the file is shown as text and never ran.
+        assert '<script>document.title = "pwned"</script>' in markdown.inner_text()
+        assert page.title() != "pwned"
+        assert markdown.locator("strong", has_text="CSV writer").count() == 1
+        checklist = page.locator("#task ul.checklist li")
+        assert checklist.count() == 8 and page.locator("#task ul.checklist li.done").count() == 5
+        assert "Work sessions" in page.locator("#task").inner_text()
+        assert errors == []
+
+
+def test_dom_dumped_at_load_names_every_task(chromium, world, tmp_path):
+    """``chromium --headless --dump-dom``, with no waiting for scripts, names each task."""
+    import subprocess
+
+    running, ids = world
+    argv = [chromium, *dash_kit.CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    done = subprocess.run(
+        [*argv, "--dump-dom", running.url + "/"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    for name in ids:
+        assert f'data-task="{name}"' in done.stdout, name

@@ -1,0 +1,138 @@
+"""The dashboard's http hooks against the real Claude Code CLI (conformance tier).
+
+One interactive ``claude`` (in tmux, offline against the fake Messages API) keeps running
+while the dashboard starts, stops, starts again and is killed. What it shows pins the
+design of docs/dashboard.md, "The http hooks":
+
+- while the dashboard runs, an edit reaches it (``edit_count``), with the prompt and the
+  turn's end, and nothing is shown on screen;
+- once it stopped (its hooks taken out of settings.json, then a moment more of serving),
+  the next edit, sent at once, shows nothing and leaves no ``hook_non_blocking_error``:
+  Claude Code re-reads settings.json while running, about a second after a change;
+- started again, it gets the same session's next edit;
+- killed with its hooks left wired, the person sees ``hook failed`` / ``ECONNREFUSED``
+  under the prompt, the edit and Stop, which is why the hooks are wired only while it runs;
+  ``dashboard stop`` clears them, and the next edit is quiet again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dash_kit
+import pytest
+
+from missioncache_harness.claude_cli import requires_claude
+from missioncache_harness.fake_api import FakeAnthropicAPI, ToolUse
+from missioncache_harness.workspace import McEnv, create_task
+
+# The interactive-terminal driver lives with the status line's tests, which need it first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "missioncache-statusline" / "tests"))
+
+from statusline_kit import Terminal, tmux_available
+
+pytestmark = [
+    pytest.mark.conformance,
+    requires_claude,
+    pytest.mark.skipif(not tmux_available(), reason="tmux is not installed (apt-get install tmux)"),
+]
+
+FAILED = "hook failed"
+# Claude Code notices a change to settings.json a moment after it is written (a file
+# watcher); a prompt sent sooner still runs the hooks it had.
+# Measured on 2.1.328: not yet after 0.5 s, every time after 1 s.
+SETTLE = float(os.environ.get("MC_SETTLE", "2"))
+
+
+def errors_in_transcripts(claude_dir: Path) -> list:
+    found = []
+    for path in claude_dir.glob("projects/*/*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "hook_non_blocking_error" in line:
+                found.append(json.loads(line).get("attachment"))
+    return found
+
+
+def turn(terminal: Terminal, api: FakeAnthropicAPI, work: Path, name: str) -> str:
+    """One prompt whose turn writes ``<name>.txt``; the screen once the reply is shown."""
+    api.enqueue(ToolUse("Write", {"file_path": str(work / f"{name}.txt"), "content": "x\n"}))
+    api.enqueue(f"Done {name}.")
+    terminal.type(f"write {name} please")
+    return terminal.wait_for(lambda screen: f"Done {name}." in screen, 90)
+
+
+def stop(running: dash_kit.Running, how: int) -> None:
+    running.process.send_signal(how)
+    running.process.communicate(timeout=30)
+
+
+def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plugin):
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    work = work.resolve()
+    claude_dir, data = home / ".claude", home / ".missioncache"
+    claude_dir.mkdir(parents=True)
+    data.mkdir()
+    base = {"HOME": str(home), "MISSIONCACHE_ROOT": str(data), "PATH": os.environ["PATH"]}
+    env = McEnv(home, claude_dir, data, base)
+    create_task(mc_plugin, env, "demo-task", work)
+    settings = claude_dir / "settings.json"
+    settings.write_bytes(b'{"theme": "dark"}\n')
+    port = dash_kit.free_port()
+    command = dash_kit.command(mc_plugin, "install", "--port", str(port))
+    assert subprocess.run(command, env=env.env, timeout=60, check=False).returncode == 0
+
+    with (
+        FakeAnthropicAPI() as api,
+        Terminal(home, work, api, {"MISSIONCACHE_ROOT": str(data)}) as terminal,
+    ):
+        terminal.wait_for(lambda screen: "❯" in screen, 90)
+        with dash_kit.serving(mc_plugin, env, port) as running:
+            assert FAILED not in turn(terminal, api, work, "one")
+            row = running.get("/api/sessions")["sessions"][0]
+            assert row["edit_count"] == 1 and row["last_prompt"] == "write one please"
+            assert row["task"] == "demo-task" and row["turn_running"] is False
+            stop(running, signal.SIGTERM)
+        assert settings.read_bytes() == b'{"theme": "dark"}\n'
+        # At once: the dashboard kept serving a moment after taking its hooks out.
+        assert FAILED not in turn(terminal, api, work, "two")
+        assert errors_in_transcripts(claude_dir) == []
+
+        with dash_kit.serving(mc_plugin, env, port) as running:
+            time.sleep(SETTLE)
+            assert FAILED not in turn(terminal, api, work, "three")
+            row = running.get("/api/sessions")["sessions"][0]
+            # The prompt came through the re-added hook; the count is the transcript's.
+            assert row["last_prompt"] == "write three please" and row["edit_count"] == 3
+            stop(running, signal.SIGKILL)  # no shutdown: the hooks stay wired
+
+        screen = turn(terminal, api, work, "four")
+        assert f"PostToolUse:Write {FAILED}" in screen and "ECONNREFUSED" in screen
+        every = {"UserPromptSubmit", "PostToolUse", "Stop"}
+        for _ in range(100):  # the Stop hook's record follows the reply on screen
+            kinds = {e["hookEvent"] for e in errors_in_transcripts(claude_dir)}
+            if kinds == every:
+                break
+            time.sleep(0.1)
+        assert kinds == every
+
+        cleared = subprocess.run(
+            dash_kit.command(mc_plugin, "stop"),
+            env=env.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert "restored" in cleared.stdout, cleared.stdout + cleared.stderr
+        assert settings.read_bytes() == b'{"theme": "dark"}\n'
+        before = len(errors_in_transcripts(claude_dir))
+        time.sleep(SETTLE)
+        turn(terminal, api, work, "five")
+        assert len(errors_in_transcripts(claude_dir)) == before

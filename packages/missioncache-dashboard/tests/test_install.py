@@ -1,0 +1,152 @@
+"""``missioncache dashboard install|uninstall``: the http hooks in settings.json, with the
+status line install's guarantees (exact bytes back, nothing of the user's lost), and wired
+only while the dashboard runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import dash_kit
+
+USER_SETTINGS = (
+    b'{\n    "model": "opus",\n    "hooks": {\n        "PostToolUse": [\n'
+    b'            {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi"}]}\n'
+    b'        ]\n    },\n    "permissions": {"allow": ["Bash(ls:*)"]}\n}\n'
+)
+
+
+def run(plugin, env, *args):
+    done = subprocess.run(
+        dash_kit.command(plugin, *args),
+        env=env.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return done.stdout
+
+
+def http_hooks(settings: dict) -> dict:
+    """{event: [url, ...]} of the http hooks in ``settings``."""
+    found: dict = {}
+    for event, groups in settings.get("hooks", {}).items():
+        for group in groups:
+            for hook in group.get("hooks", []):
+                if hook.get("type") == "http":
+                    found.setdefault(event, []).append(hook["url"])
+    return found
+
+
+def test_install_wires_hooks_and_uninstall_restores_exact_bytes(mc_plugin, mc_env):
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    out = run(mc_plugin, mc_env, "install", "--port", "8799")
+    assert "8799" in out
+    written = json.loads(settings.read_text())
+    assert http_hooks(written) == {
+        "PostToolUse": ["http://127.0.0.1:8799/api/hooks/edit-count"],
+        "UserPromptSubmit": ["http://127.0.0.1:8799/api/hooks/heartbeat"],
+        "Stop": ["http://127.0.0.1:8799/api/hooks/heartbeat"],
+    }
+    edit_group = written["hooks"]["PostToolUse"][-1]
+    assert edit_group["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
+    # The user's keys and their own hook are all still there.
+    assert written["model"] == "opus" and written["permissions"] == {"allow": ["Bash(ls:*)"]}
+    assert written["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
+    run(mc_plugin, mc_env, "install", "--port", "8799")  # twice: still one set
+    assert len(http_hooks(json.loads(settings.read_text()))["PostToolUse"]) == 1
+    run(mc_plugin, mc_env, "uninstall")
+    assert settings.read_bytes() == USER_SETTINGS
+    assert not list(mc_env.claude_dir.glob("settings.json.*"))  # no backup left behind
+
+
+def test_install_without_settings_file_and_uninstall_removes_it(mc_plugin, mc_env):
+    settings = mc_env.claude_dir / "settings.json"
+    run(mc_plugin, mc_env, "install")
+    assert "http://127.0.0.1:8787/api/hooks/edit-count" in settings.read_text()
+    run(mc_plugin, mc_env, "uninstall")
+    assert not settings.exists()
+    assert "nothing to do" in run(mc_plugin, mc_env, "uninstall")
+
+
+def test_edits_made_meanwhile_are_kept(mc_plugin, mc_env):
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    run(mc_plugin, mc_env, "install", "--port", "8799")
+    edited = json.loads(settings.read_text())
+    edited["theme"] = "dark"
+    edited["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
+    settings.write_text(json.dumps(edited, indent=2))
+    run(mc_plugin, mc_env, "uninstall")
+    left = json.loads(settings.read_text())
+    assert http_hooks(left) == {}
+    assert left["theme"] == "dark" and left["model"] == "opus"
+    assert left["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "say done"}]}]
+    assert left["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
+    assert "UserPromptSubmit" not in left["hooks"]  # it held only ours
+
+
+def test_broken_settings_are_left_alone(mc_plugin, mc_env):
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(b"{not json")
+    done = subprocess.run(
+        dash_kit.command(mc_plugin, "install"),
+        env=mc_env.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "not valid JSON" in done.stderr
+    assert settings.read_bytes() == b"{not json"
+
+
+def test_hooks_are_wired_only_while_the_dashboard_runs(mc_plugin, mc_env, mc_task):
+    """A stopped dashboard leaves no http hook behind (each would show `hook failed`
+    under every edit), and the next start puts them back."""
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    port = dash_kit.free_port()
+    run(mc_plugin, mc_env, "install", "--port", str(port))
+    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+        assert http_hooks(json.loads(settings.read_text()))
+        running.get("/api/tasks")
+    assert settings.read_bytes() == USER_SETTINGS  # stopped: exactly the user's file
+    with dash_kit.serving(mc_plugin, mc_env, port):
+        assert f"127.0.0.1:{port}/api/hooks/edit-count" in settings.read_text()
+    assert settings.read_bytes() == USER_SETTINGS
+    run(mc_plugin, mc_env, "uninstall")
+    assert settings.read_bytes() == USER_SETTINGS
+
+
+def test_dashboard_on_another_port_leaves_settings_alone(mc_plugin, mc_env, mc_task):
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    run(mc_plugin, mc_env, "install", "--port", "8799")
+    installed = settings.read_bytes()
+    with dash_kit.serving(mc_plugin, mc_env):
+        assert settings.read_bytes() == installed
+    assert settings.read_bytes() == installed
+    run(mc_plugin, mc_env, "uninstall")
+    assert settings.read_bytes() == USER_SETTINGS
+
+
+def test_stop_takes_out_the_hooks_a_killed_dashboard_left(mc_plugin, mc_env, mc_task):
+    """Measured on the real CLI: hooks left wired after a kill -9 show `hook failed /
+    connect ECONNREFUSED` under each prompt, edit and Stop; `dashboard stop` clears them."""
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    port = dash_kit.free_port()
+    assert "No dashboard answers" in run(mc_plugin, mc_env, "install", "--port", str(port))
+    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+        running.process.kill()
+        running.process.communicate()
+    assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()
+    out = run(mc_plugin, mc_env, "stop")
+    assert "no MissionCache dashboard is running" in out and "restored" in out
+    assert settings.read_bytes() == USER_SETTINGS
+    assert "nothing to do" not in run(mc_plugin, mc_env, "uninstall")
+    assert settings.read_bytes() == USER_SETTINGS

@@ -1,0 +1,253 @@
+"""``missioncache`` / ``missioncache-db`` / ``python -m missioncache_cli``: the task
+database from a shell.
+
+A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
+stderr and exits 1, never a traceback. The ``heartbeat-auto`` subcommand is here for
+people trying it by hand; the UserPromptSubmit hook runs ``python -m missioncache_db
+heartbeat-auto`` instead, which never imports this module (or argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Sequence
+from typing import Callable
+
+from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
+from missioncache_db import heartbeat_auto
+from missioncache_db.db import TaskDB
+from missioncache_db.durations import format_duration, format_split
+from missioncache_db.model import STATUSES
+from missioncache_db.sessions import PERIODS
+from missioncache_db.usage import cost_part
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_state.ids import SessionId
+
+PROG = "missioncache-db"
+PERIOD_LABELS = {
+    "all": "all time",
+    "today": "today",
+    "week": "last 7 days",
+    "month": "last 30 days",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UserError(message)
+
+
+def cmd_heartbeat_auto(args: argparse.Namespace) -> int:
+    return heartbeat_auto.main()
+
+
+def cmd_process_heartbeats(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        print(f"processed {db.process_heartbeats()} heartbeats")
+    return 0
+
+
+def cmd_create_task(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = db.create_task(args.name, repo=args.repo, jira_key=args.jira, parent=args.parent)
+    print(f"created {task.full_path} (id {task.id}) in {task.directory}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        found = db.list_tasks(args.status)
+    if not found:
+        print("no tasks")
+    for task in found:
+        name = task.full_path[len("active/") :]
+        extra = "  ".join(x for x in (task.jira_key, task.repo_path) if x)
+        print(f"{task.id:>4}  {task.status:<9}  {name}  {extra}".rstrip())
+    return 0
+
+
+def cmd_time(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = task_named(db, args.name)
+        try:
+            db.process_heartbeats()  # report current totals when the lock allows
+        except sqlite3.OperationalError:
+            pass
+        split = db.time_split(task.id, args.period)
+        tokens = db.task_tokens(task.id, args.period)
+    label = PERIOD_LABELS[args.period]
+    waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
+    print(f"{task.name}: {format_split(split)}{waiting}{cost_part(tokens)}, {label}")
+    return 0
+
+
+def cmd_bind(args: argparse.Namespace) -> int:
+    from missioncache_state.bindings import write_session_binding
+
+    sid = session_argument(args.session_id)
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = task_named(db, args.name)
+    if not task.is_open:  # a binding is trusted to name an open task (missioncache_db.bound)
+        raise UserError(
+            f"{task.name} is {task.status}; reopen it first (`{_prog()} status {task.name} active`)"
+        )
+    write_session_binding(sid, task.name, task.id, task.full_path)
+    print(f"session {sid} bound to {task.name} (id {task.id})")
+    return 0
+
+
+def cmd_unbind(args: argparse.Namespace) -> int:
+    from missioncache_state.bindings import delete_session_binding
+
+    sid = session_argument(args.session_id)
+    removed = delete_session_binding(sid)
+    print(f"session {sid} {'unbound' if removed else 'was not bound'}")
+    return 0
+
+
+def session_argument(text: str) -> SessionId:
+    """A session id typed on the command line, parsed where it enters; a one-line error
+    for one that is not an id (it would become a file name)."""
+    from missioncache_state.ids import session_id_or_none
+
+    sid = session_id_or_none(text)
+    if sid is None:
+        raise UserError(f"invalid session id {text[:80]!r}")
+    return sid
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = db.set_status(task_named(db, args.name).id, args.status)
+    print(f"{task.name}: {task.status}")
+    return 0
+
+
+def self_command() -> str:
+    """How the user ran us, for the fixes we print: the plugin's ``bin/missioncache``
+    launcher by the path it was run as, else the ``missioncache-db`` console script."""
+    import os
+
+    if sys.argv and os.path.basename(sys.argv[0]) == "missioncache":
+        return sys.argv[0]
+    return PROG
+
+
+def _prog() -> str:
+    import os
+
+    return os.path.basename(self_command())
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from missioncache_cli import doctor
+
+    return doctor.run(self_command())
+
+
+def cmd_close(args: argparse.Namespace) -> int:
+    """Stop tracking a task (its files and time stay): the way out when its folder is gone
+    and the user is done with it."""
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = db.set_status(task_named(db, args.name).id, args.status)
+    print(f"{task.name}: {task.status}; no session will track it any more")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    """Forget a task: its row, heartbeats and work sessions. Files on disk are kept."""
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = task_named(db, args.name)
+        # Fold the spool in first: its heartbeats count in the time told, and they go with
+        # the task (folded in later, they would count for the next task given its id).
+        db.process_heartbeats()
+        spent = format_duration(db.time_invested(task.id))
+        if not args.yes:
+            raise UserError(
+                f"this forgets {task.name} and its recorded time ({spent}); its files are"
+                " kept. Add --yes to do it"
+            )
+        db.delete_task(task.id)
+    print(f"deleted {task.name} ({spent} of recorded time); files left in {task.directory}")
+    return 0
+
+
+def cmd_recreate(args: argparse.Namespace) -> int:
+    """Recreate a task's missing folder and files from the templates (time is kept)."""
+    with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
+        task = task_named(db, args.name)
+        written = db.recreate_task_files(task)
+    if not written:
+        print(f"{task.name}: its files are all in {task.directory}; nothing to recreate")
+    for path in written:
+        print(f"recreated {path}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=_prog(), description="MissionCache tasks, heartbeats and time.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def add(
+        name: str, func: Callable[[argparse.Namespace], int], text: str
+    ) -> argparse.ArgumentParser:
+        command = sub.add_parser(name, help=text, description=text)
+        command.set_defaults(func=func)
+        return command
+
+    add("heartbeat-auto", cmd_heartbeat_auto, "record a heartbeat for this cwd (quiet)")
+    add("process-heartbeats", cmd_process_heartbeats, "fold heartbeats into work sessions")
+    create = add("create-task", cmd_create_task, "create a task and its files")
+    create.add_argument("name")
+    create.add_argument("--repo", help="repository directory the task belongs to")
+    create.add_argument("--jira", help="JIRA key")
+    create.add_argument("--parent", help="make it a subtask of this task")
+    listing = add("list", cmd_list, "list tasks")
+    listing.add_argument("--status", choices=STATUSES)
+    spent = add("time", cmd_time, "time invested in a task: total (Claude, you)")
+    spent.add_argument("name")
+    spent.add_argument("--period", choices=PERIODS, default="all")
+    bind = add("bind", cmd_bind, "bind a Claude session to a task")
+    bind.add_argument("session_id")
+    bind.add_argument("name")
+    unbind = add("unbind", cmd_unbind, "remove a session's binding")
+    unbind.add_argument("session_id")
+    status = add("status", cmd_status, "change a task's status")
+    status.add_argument("name")
+    status.add_argument("status", choices=STATUSES)
+    add("doctor", cmd_doctor, "check the database, spool, task folders, bindings, settings")
+    close = add("close", cmd_close, "stop tracking a task (files and time are kept)")
+    close.add_argument("name")
+    close.add_argument("--status", choices=("completed", "archived"), default="completed")
+    delete = add("delete", cmd_delete, "forget a task and its recorded time (files are kept)")
+    delete.add_argument("name")
+    delete.add_argument("--yes", action="store_true", help="really delete it")
+    recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
+    recreate.add_argument("name")
+    from missioncache_cli import cli_dashboard, cli_prices, cli_report, cli_statusline
+
+    cli_prices.register(add)
+    cli_report.register(add)
+    cli_statusline.register(add)
+    cli_dashboard.register(add)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        command: Callable[[argparse.Namespace], int] = args.func
+        return command(args)
+    except (UserError, ValueError) as error:
+        message = str(error)
+    except sqlite3.Error as error:
+        message = f"tasks.db: {error}"
+    except OSError as error:
+        message = f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")
+    print(f"{_prog()}: error: {' '.join(message.split())}", file=sys.stderr)
+    return 1

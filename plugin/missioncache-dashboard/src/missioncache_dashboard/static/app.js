@@ -1,0 +1,236 @@
+// MissionCache dashboard: plain script, no build step. Every text from the server is put
+// in with textContent; the one HTML fragment (a context file) is escaped by the server.
+"use strict";
+
+const PALETTE = ["#2f7ed8", "#f28f43", "#8bbc21", "#910000", "#1aadce", "#492970", "#77a1e5", "#c42525"];
+const state = { period: "week", sessions: [], tasksVersion: -1, route: "" };
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "class") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function duration(seconds) {
+  seconds = Math.max(0, Math.round(seconds || 0));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60), rest = minutes % 60;
+  return rest ? `${hours}h ${rest}m` : `${hours}h`;
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { headers: { Accept: "application/json" } });
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.json();
+}
+
+function split(time) {
+  return `${duration(time.total)} (${duration(time.claude)} / ${duration(time.you)})`;
+}
+
+function renderTasks(tasks) {
+  const body = document.querySelector("#tasks tbody");
+  body.replaceChildren();
+  document.getElementById("no-tasks").hidden = tasks.length > 0;
+  for (const task of tasks) {
+    // A fork sits under its parent, so its own name is enough there.
+    const name = el("a", { href: `#/task/${task.id}` }, task.depth ? task.name : task.shown_name);
+    const cell = el("td", { class: task.depth ? "fork" : "" }, name);
+    if (task.depth) cell.style.paddingLeft = `${0.6 + task.depth * 1.2}rem`;
+    const share = task.total ? Math.round((100 * task.done) / task.total) : 0;
+    const bar = el("span", { class: "bar" }, el("span"));
+    bar.firstChild.style.width = `${share}%`;
+    body.append(
+      el("tr", { "data-task": task.name },
+        cell,
+        el("td", {}, el("span", { class: "status" }, task.status)),
+        el("td", { class: "num" }, `[${task.done}/${task.total}]`, bar),
+        el("td", { class: "num" }, duration(task.time.today.total)),
+        el("td", { class: "num" }, duration(task.time.week.total)),
+        el("td", { class: "num" }, split(task.time.all)),
+        el("td", { class: "num" }, task.last_worked || "never"),
+      ),
+    );
+  }
+}
+
+function renderSessions() {
+  const body = document.querySelector("#sessions tbody");
+  body.replaceChildren();
+  document.getElementById("no-sessions").hidden = state.sessions.length > 0;
+  const now = Date.now() / 1000;
+  for (const s of state.sessions) {
+    const running = s.turn_running;
+    const task = s.task_id ? el("a", { href: `#/task/${s.task_id}` }, s.task) : el("span", { class: "muted" }, "no task");
+    body.append(
+      el("tr", { "data-session": s.session_id },
+        el("td", { class: "num", title: s.session_id }, s.session_id.slice(0, 8)),
+        el("td", {}, task),
+        el("td", { class: running ? "state-running" : "state-waiting" }, running ? "turn running" : "waiting for you"),
+        el("td", { class: "num turn" }, running && s.turn_started ? duration(now - s.turn_started) : ""),
+        el("td", { class: "num edits" }, String(s.edit_count)),
+        el("td", {}, s.last_prompt || ""),
+      ),
+    );
+  }
+}
+
+function renderChart(chart) {
+  const box = document.getElementById("chart");
+  box.replaceChildren();
+  const ns = "http://www.w3.org/2000/svg";
+  const width = 900, height = 200, pad = 30;
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height + 40}`);
+  svg.setAttribute("width", "100%");
+  const totals = chart.days.map((d) => Object.values(d.tasks).reduce((a, b) => a + b, 0));
+  const top = Math.max(3600, ...totals);
+  const slot = (width - pad) / chart.days.length;
+  chart.days.forEach((day, index) => {
+    let y = height;
+    chart.tasks.forEach((name, taskIndex) => {
+      const seconds = day.tasks[name] || 0;
+      if (!seconds) return;
+      const h = ((height - 10) * seconds) / top;
+      y -= h;
+      const rect = document.createElementNS(ns, "rect");
+      rect.setAttribute("x", pad + index * slot + slot * 0.15);
+      rect.setAttribute("y", y);
+      rect.setAttribute("width", slot * 0.7);
+      rect.setAttribute("height", h);
+      rect.setAttribute("fill", PALETTE[taskIndex % PALETTE.length]);
+      const tip = document.createElementNS(ns, "title");
+      tip.textContent = `${day.day} ${name}: ${duration(seconds)}`;
+      rect.append(tip);
+      svg.append(rect);
+    });
+    if (chart.days.length <= 7 || index % 5 === 0) {
+      const label = document.createElementNS(ns, "text");
+      label.setAttribute("x", pad + index * slot + slot / 2);
+      label.setAttribute("y", height + 16);
+      label.setAttribute("text-anchor", "middle");
+      label.setAttribute("font-size", "11");
+      label.textContent = day.day.slice(5);
+      svg.append(label);
+    }
+  });
+  const legend = el("div", { class: "legend" });
+  chart.tasks.forEach((name, i) => {
+    const swatch = el("i");
+    swatch.style.background = PALETTE[i % PALETTE.length];
+    legend.append(el("span", {}, swatch, name));
+  });
+  box.append(svg, legend);
+}
+
+function section(title, ...content) {
+  return [el("h2", {}, title), ...content];
+}
+
+function renderTask(task) {
+  const page = document.getElementById("task");
+  page.replaceChildren();
+  const head = el("h2", {}, task.shown_name, " ", el("span", { class: "status" }, task.status));
+  const facts = el("p", { class: "muted" },
+    `[${task.done}/${task.total}] · today ${duration(task.time.today.total)} · week ${duration(task.time.week.total)} · all ${split(task.time.all)} · last worked ${task.last_worked || "never"}`);
+  page.append(el("p", {}, el("a", { href: "#/" }, "← all tasks")), head, facts);
+  if (task.forks.length) page.append(el("p", {}, "Forks: ", task.forks.join(", ")));
+  const context = el("div", { class: "markdown" });
+  if (task.context_html === null) context.append(el("p", { class: "muted" }, "The context file is missing."));
+  else context.innerHTML = task.context_html; // escaped by the server (markdown.py)
+  page.append(...section(task.context_file || "Context", context));
+  const list = el("ul", { class: "checklist" });
+  for (const item of task.checklist) {
+    list.append(el("li", { class: item.done ? "done" : "" }, item.done ? "☑ " : "☐ ", item.number ? `${item.number}. ` : "", item.text));
+  }
+  page.append(...section("Tasks", task.checklist.length ? list : el("p", { class: "muted" }, "No checklist items.")));
+  const summaries = task.compactions.map((c) =>
+    el("details", {}, el("summary", {}, `${c.when} · ${c.trigger}`), el("pre", {}, c.summary || "(summary no longer kept)")));
+  page.append(...section("Compaction summaries (newest first)", ...(summaries.length ? summaries : [el("p", { class: "muted" }, "No compactions yet.")])));
+  const versions = task.history.map((v) =>
+    el("details", {}, el("summary", {}, `${v.file} · ${v.saved} · ${v.bytes} bytes`), el("pre", {}, v.text || "")));
+  page.append(...section("Earlier versions", ...(versions.length ? versions : [el("p", { class: "muted" }, "No earlier versions kept.")])));
+  const rows = task.sessions.map((s) =>
+    el("tr", {}, el("td", { class: "num" }, s.start || ""), el("td", { class: "num" }, s.end || ""), el("td", { class: "num" }, duration(s.seconds)), el("td", { class: "num" }, String(s.prompts || 0)), el("td", { class: "num" }, s.session_id || "")));
+  const table = el("table", {}, el("thead", {}, el("tr", {}, ...["start", "end", "time", "prompts", "Claude session"].map((h) => el("th", {}, h)))), el("tbody", {}, ...rows));
+  page.append(...section("Work sessions", rows.length ? table : el("p", { class: "muted" }, "No work sessions yet.")));
+}
+
+async function refreshTasks() {
+  const [tasks, chart] = await Promise.all([getJSON("/api/tasks"), getJSON(`/api/days?period=${state.period}`)]);
+  renderTasks(tasks.tasks);
+  renderChart(chart);
+}
+
+async function refreshSessions() {
+  state.sessions = (await getJSON("/api/sessions")).sessions;
+  renderSessions();
+}
+
+async function refreshHealth() {
+  const health = await getJSON("/api/health");
+  const banner = document.getElementById("health");
+  banner.replaceChildren();
+  banner.hidden = health.problems.length === 0;
+  if (health.problems.length) {
+    banner.append(el("strong", {}, "MissionCache needs attention: "));
+    for (const p of health.problems) banner.append(el("div", {}, `${p.area}: ${p.text}`, p.fix ? ` (fix: ${p.fix})` : ""));
+    banner.append(el("div", {}, "Run `missioncache doctor` for the full report."));
+  }
+}
+
+async function route() {
+  const match = location.hash.match(/^#\/task\/(\d+)$/);
+  document.getElementById("home").hidden = Boolean(match);
+  document.getElementById("task").hidden = !match;
+  if (match) renderTask(await getJSON(`/api/tasks/${match[1]}`));
+  else await refreshTasks();
+}
+
+function report(error) {
+  document.getElementById("live-state").textContent = `problem: ${error.message}`;
+}
+
+function listen() {
+  const label = document.getElementById("live-state");
+  if (!window.EventSource) return poll();
+  const source = new EventSource("/api/events");
+  source.onopen = () => { label.textContent = "live"; };
+  source.onmessage = (message) => {
+    const note = JSON.parse(message.data);
+    refreshSessions().catch(report);
+    if (note.tasks !== state.tasksVersion) {
+      state.tasksVersion = note.tasks;
+      route().catch(report);
+    }
+  };
+  source.onerror = () => { label.textContent = "reconnecting…"; };
+}
+
+function poll() {
+  setInterval(() => refreshSessions().catch(report), 1500);
+}
+
+document.querySelectorAll(".switch button").forEach((button) => {
+  button.addEventListener("click", () => {
+    state.period = button.dataset.period;
+    document.querySelectorAll(".switch button").forEach((b) => b.classList.toggle("on", b === button));
+    refreshTasks().catch(report);
+  });
+});
+window.addEventListener("hashchange", () => route().catch(report));
+setInterval(renderSessions, 1000); // the running turn's length ticks
+setInterval(() => refreshSessions().catch(report), 10000); // turns that end without a hook
+setInterval(() => route().catch(report), 60000); // time figures move on
+setInterval(() => refreshHealth().catch(report), 30000);
+Promise.all([route(), refreshSessions(), refreshHealth()]).catch(report);
+listen();
