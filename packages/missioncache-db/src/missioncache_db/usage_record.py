@@ -32,6 +32,12 @@ USAGE = "usage"  # the ``type`` of a spooled usage record
 STATE_KIND = "usage"
 PER_LINE = 150  # messages per spool line: a line stays far below spool.MAX_LINE
 MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the next one
+# Claude Code may run Stop before it has written the turn to the transcript (seen on
+# 2.1.328 for a resumed session: the file still ended where the last Stop stopped). A read
+# that found no message of the turn's own prompt is tried again, a few times, well inside
+# Stop's 10 s.
+CATCH_UP_TRIES = 20
+CATCH_UP_DELAY = 0.05  # seconds
 
 
 def _as_row(message: Any, agent: str | None, fallback_prompt: str | None) -> list:
@@ -110,6 +116,16 @@ def spool_records(session_id: str, rows: list[list], waits: list | None = None) 
     return records
 
 
+def _caught_up(kept: dict, rows: list[list], prompt_id: str) -> bool:
+    """Whether the read got as far as a message of the turn ``prompt_id`` (``kept``: the
+    state after it). A transcript whose records name no prompt at all is never waited
+    for."""
+    main = kept.get("files", {}).get("main")
+    if not isinstance(main, list) or len(main) != 2 or main[1] is None:
+        return True
+    return any(row[4] == prompt_id for row in rows)
+
+
 def record_usage(
     sid: SessionId | None, transcript_path: Any, prompt_id: PromptId | None = None
 ) -> int:
@@ -130,6 +146,12 @@ def record_usage(
     state = load_state(STATE_KIND, sid) or {}
     waits: list = []
     rows, kept = collect(transcript_path, state, prompt_id, waits)
+    tries = CATCH_UP_TRIES
+    while prompt_id is not None and tries and not _caught_up(kept, rows, prompt_id):
+        tries -= 1
+        time.sleep(CATCH_UP_DELAY)
+        more, kept = collect(transcript_path, kept, prompt_id, waits)
+        rows.extend(more)
     if rows or waits:
         from missioncache_db import spool
 
