@@ -110,7 +110,9 @@ def test_first_session_in_a_tracked_repository(
     # quick exchange is worth its own few seconds, all Claude's, not the 2-minute tail the
     # heartbeat alone would have been credited (docs/time.md).
     shown = bundled(mc_env, mc_plugin, "time", "demo-task")
-    seconds = re.fullmatch(r"demo-task: (\d)s \(Claude (\d)s, you 0s\), all time", shown)
+    # ...and its tokens: one reply of 10 input and 5 output tokens (docs/cost.md).
+    pattern = r"demo-task: (\d)s \(Claude (\d)s, you 0s\), <\$0\.01, 15 tokens, all time"
+    seconds = re.fullmatch(pattern, shown)
     assert seconds and seconds[1] == seconds[2], shown
     assert rows(mc_env, "SELECT COUNT(*) FROM heartbeats WHERE processed = 0") == [(0,)]
     assert rows(mc_env, "SELECT prompt_id FROM turn_ends") == [(turn.prompt_id,)]

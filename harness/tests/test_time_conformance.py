@@ -34,7 +34,10 @@ IDLE_TIMEOUT = 5
 COMMAND_SECONDS = 12
 IDLE_GAP = 15
 LOW, HIGH = 12, 22
-_SHOWN = re.compile(rf"{TASK}: (?P<total>.+) \(Claude (?P<claude>.+), you (?P<you>.+)\), all time")
+_SHOWN = re.compile(
+    rf"{TASK}: (?P<total>.+) \(Claude (?P<claude>.+), you (?P<you>.+)\)"
+    r"(?:, (?P<cost>[^,]+), (?P<tokens>[\d.]+[kM]? tokens))?, all time"
+)
 
 
 def seconds(text: str) -> int:

@@ -17,8 +17,10 @@ MISSIONCACHE_PROMPT_KIND = ``synthetic`` for a prompt Claude Code made itself (a
 ``<task-notification>``), else ``prompt``; MISSIONCACHE_PROMPT_EPOCH = when the prompt
 was submitted; cwd = the project directory.
 
-Skipped: slash/shell commands, control words, empty prompts, subagent prompts
-(missioncache_hookio.prompts). See docs/hooks.md.
+Not counted as work: slash/shell commands and control words; they are recorded as
+heartbeats of kind ``control`` (when they carry a prompt id), so the turn one starts counts
+as Claude's once its Stop arrives, and nothing otherwise. Skipped: empty prompts, subagent
+prompts (missioncache_hookio.prompts). See docs/hooks.md.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ if TYPE_CHECKING:
 
 
 def child_env(
-    session_id: SessionId | None, prompt_id: PromptId | None = None, synthetic: bool = False
+    session_id: SessionId | None,
+    prompt_id: PromptId | None = None,
+    synthetic: bool = False,
+    kind: str | None = None,
 ) -> dict[str, str]:
     """Our environment plus where the child finds the library, which session it is, and
     which turn the prompt starts (prompt id, human or synthetic; docs/time.md)."""
@@ -49,7 +54,7 @@ def child_env(
     env.pop("MISSIONCACHE_PROMPT_ID", None)  # never let an inherited value stand in
     if prompt_id:
         env["MISSIONCACHE_PROMPT_ID"] = prompt_id
-    env["MISSIONCACHE_PROMPT_KIND"] = "synthetic" if synthetic else "prompt"
+    env["MISSIONCACHE_PROMPT_KIND"] = kind or ("synthetic" if synthetic else "prompt")
     # The turn starts now, not when the detached child gets round to recording it.
     env["MISSIONCACHE_PROMPT_EPOCH"] = repr(time.time())
     if os.path.isdir(_BUNDLED_LIBRARIES):
@@ -65,14 +70,17 @@ def child_env(
 
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, well_typed
-    from missioncache_hookio.prompts import counted_prompt, is_synthetic
+    from missioncache_hookio.prompts import control_prompt, counted_prompt, is_synthetic
 
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
     prompt = counted_prompt(payload)
+    kind = None
     if prompt is None:
-        return
+        if control_prompt(payload) is None or not payload.get("prompt_id"):
+            return
+        prompt, kind = "", "control"  # only its turn counts, if one ends (docs/time.md)
     from missioncache_state.locations import is_set_up
 
     if not is_set_up():
@@ -85,7 +93,7 @@ def main() -> None:
 
     # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.
     argv = [sys.executable, "-S", "-m", "missioncache_db", "heartbeat-auto"]
-    env = child_env(ident.session_id, prompt_id, is_synthetic(prompt))
+    env = child_env(ident.session_id, prompt_id, is_synthetic(prompt), kind)
     spawn_detached(argv, ident.cwd, env)
 
 

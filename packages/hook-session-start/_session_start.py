@@ -317,9 +317,12 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     unseen = unseen_change(ident.session_id, parent, source) if parent is not None else None
     parts = context_parts(task, format_split(split), ident, source, parent, forks, unseen)
     fork_of = f"fork of {parent.key}; " if parent is not None else ""
+    from missioncache_db.durations import shown_parts
+
+    claude, you = shown_parts(split.total, split.claude, split.you)  # parts add up
     message = (
         f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
-        f" Claude {format_duration(split.claude)}, you {format_duration(split.you)})"
+        f" Claude {format_duration(claude)}, you {format_duration(you)})"
     )
     if parent is not None and unseen is not None:
         message += f"; the shared layer of {parent.key} changed since this session read it"

@@ -35,7 +35,15 @@ def main() -> None:
 
     # The entry: the ids are parsed once, here.
     sid = session_id_or_none(payload.get("session_id"))
-    record_turn_end(sid, prompt_id_or_none(payload.get("prompt_id")), "failure")
+    prompt_id = prompt_id_or_none(payload.get("prompt_id"))
+    # Its payload lists no background tasks: turns.py reads a failure as "an agent may
+    # still run" and lets a following <task-notification> prompt decide (docs/time.md).
+    record_turn_end(sid, prompt_id, "failure")
+    transcript = payload.get("transcript_path")
+    if transcript:  # best effort (see above); the next Stop reads the same lines anyway
+        from missioncache_db.usage_record import record_usage
+
+        record_usage(sid, transcript, prompt_id)
 
 
 if __name__ == "__main__":

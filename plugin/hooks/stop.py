@@ -9,7 +9,8 @@ editing tool, not a mention of one), and that cheap check comes first: most exch
 edit nothing and never touch SQLite. Silent when ``stop_hook_active``. See docs/hooks.md.
 
 Before any of that it records the end of the turn for time tracking: one line appended
-to the heartbeat spool (``missioncache_db.turn_end``), no SQLite. See docs/time.md.
+to the heartbeat spool (``missioncache_db.turn_end``), no SQLite (docs/time.md), and the
+tokens the turn used, read from where the last Stop stopped reading (docs/cost.md).
 """
 
 from __future__ import annotations
@@ -85,6 +86,20 @@ def reminder(task_name: str, paths: list, cwd: str) -> str:
     )
 
 
+def record_tokens(
+    payload: dict[str, Any], session_id: SessionId | None, transcript_path: str
+) -> None:
+    """Spool the tokens the transcripts gained during this turn (docs/cost.md): a read
+    from where the last one stopped, so it costs the same on any transcript size."""
+    from missioncache_db.usage_record import record_usage
+    from missioncache_state.ids import prompt_id_or_none
+
+    try:
+        record_usage(session_id, transcript_path, prompt_id_or_none(payload.get("prompt_id")))
+    except OSError as error:  # the next Stop reads the same lines again
+        sys.stderr.write(f"missioncache: tokens not recorded: {error}\n")
+
+
 def main() -> None:
     from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
 
@@ -93,6 +108,9 @@ def main() -> None:
         return
     ident = identity(payload)
     record_end(payload, ident.session_id)
+    if ident.transcript_path:
+        record_tokens(payload, ident.session_id, ident.transcript_path)
+
     from missioncache_sync.hooks import start_auto
 
     start_auto("stop")  # one stat when sync is off; a detached, debounced push when on

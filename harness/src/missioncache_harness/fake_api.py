@@ -62,6 +62,11 @@ class Reply:
     stop_reason: str | None = None
     input_tokens: int = 100
     output_tokens: int = 20
+    # Prompt-cache tokens the reply reports (usage.cache_creation_input_tokens, of which
+    # cache_1h_tokens were written for an hour, and cache_read_input_tokens).
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_1h_tokens: int = 0
     # Answer with this HTTP error instead (e.g. 500): an API error. Claude Code retries (each
     # retry takes the next scripted reply), then fires StopFailure instead of Stop.
     error_status: int = 0
@@ -331,8 +336,16 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _sse_body(api: FakeAnthropicAPI, req: RecordedRequest, reply: Reply) -> bytes:
     """A scripted reply as the API's event stream: start, a start/delta/stop per block, end."""
-    usage = {"input_tokens": reply.input_tokens, "output_tokens": 1}
-    usage.update(cache_creation_input_tokens=0, cache_read_input_tokens=0)
+    usage: dict[str, Any] = {"input_tokens": reply.input_tokens, "output_tokens": 1}
+    usage.update(
+        cache_creation_input_tokens=reply.cache_write_tokens,
+        cache_read_input_tokens=reply.cache_read_tokens,
+    )
+    if reply.cache_1h_tokens:
+        usage["cache_creation"] = {
+            "ephemeral_5m_input_tokens": reply.cache_write_tokens - reply.cache_1h_tokens,
+            "ephemeral_1h_input_tokens": reply.cache_1h_tokens,
+        }
     head = {"id": api._next_id("msg"), "type": "message", "role": "assistant", "content": []}
     head.update(model=req._get("model") or "claude-fake", stop_reason=None, stop_sequence=None)
     events: list[dict[str, Any]] = [{"type": "message_start", "message": dict(head, usage=usage)}]

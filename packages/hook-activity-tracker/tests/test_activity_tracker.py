@@ -167,6 +167,17 @@ def test_task_notification_is_a_synthetic_prompt(mc_hook, mc_query, mc_task):
     assert rows == [("p-43", "synthetic")]
 
 
+@pytest.mark.parametrize("text", ["y", "YES", "/review the diff"])
+def test_a_control_prompt_with_a_turn_is_recorded_as_control(mc_hook, mc_query, mc_task, text):
+    """A `y` approving a plan or a slash command that runs a prompt starts a turn: its
+    heartbeat (kind control) lets that turn count as Claude's when its Stop arrives,
+    without counting the answer itself as a human prompt (docs/time.md)."""
+    mc_hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": text,
+          "prompt_id": "p-44"})  # fmt: skip
+    rows = wait_for(lambda: mc_query("SELECT prompt_id, kind FROM heartbeats"))
+    assert rows == [("p-44", "control")]
+
+
 @pytest.mark.parametrize("prompt_id", ["../x", "p" * 300, 12])
 def test_hostile_prompt_ids_are_not_used(mc_hook, mc_query, mc_task, prompt_id):
     mc_hook({"session_id": SID, "hook_event_name": "UserPromptSubmit", "prompt": "real work",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -29,6 +30,11 @@ def mentions_only() -> TranscriptBuilder:
     mention = '{"type": "tool_use", "name": "Edit", "input": {"file_path": "/x"}}'
     tx.tool("Read", {"file_path": "/p/doc.md"}, result=mention)
     return tx.text('I would call "tool_use" with name "Write" or Edit.')
+
+
+def ends(mc_env) -> list:
+    """The turn ends waiting in the spool (Stop spools the turn's tokens beside them)."""
+    return [r for r in spooled(mc_env) if r.get("type") == "turn_end"]
 
 
 def transcript(tmp_path, build, name="t.jsonl"):
@@ -148,7 +154,7 @@ def test_mistyped_fields_are_silent(mc_hook, mc_task, tmp_path, fields):
 def test_stop_spools_the_end_of_its_turn(stop, mc_env, mc_task, tmp_path, mc_cli):
     done = stop(transcript(tmp_path, mentions_only), prompt_id="p-1")
     assert done.silent()
-    (record,) = spooled(mc_env)
+    (record,) = ends(mc_env)
     assert (record["type"], record["session_id"], record["prompt_id"]) == ("turn_end", SID, "p-1")
     assert (record["outcome"], record["background"]) == ("stop", 0)
     # ingested by the next writer, and kept until a heartbeat with the same prompt id joins it
@@ -159,7 +165,7 @@ def test_stop_spools_the_end_of_its_turn(stop, mc_env, mc_task, tmp_path, mc_cli
 def test_a_continued_turn_records_its_later_end_too(stop, mc_env, mc_task, tmp_path):
     stop(transcript(tmp_path, mentions_only), prompt_id="p-1")
     assert stop(transcript(tmp_path, edits), prompt_id="p-1", active=True).silent()
-    assert [r["prompt_id"] for r in spooled(mc_env)] == ["p-1", "p-1"]
+    assert [r["prompt_id"] for r in ends(mc_env)] == ["p-1", "p-1"]
 
 
 def test_running_background_tasks_are_counted(mc_hook, mc_env, mc_task, tmp_path):
@@ -173,7 +179,7 @@ def test_running_background_tasks_are_counted(mc_hook, mc_env, mc_task, tmp_path
         "background_tasks": [running, finished, "junk"],
     }
     assert mc_hook(payload).silent()
-    assert [r["background"] for r in spooled(mc_env)] == [1]
+    assert [r["background"] for r in ends(mc_env)] == [1]
 
 
 @pytest.mark.parametrize("prompt_id", [None, "../x", "a/b", "p" * 300, 7])
@@ -181,7 +187,7 @@ def test_no_valid_prompt_id_spools_nothing(mc_hook, mc_env, mc_task, tmp_path, p
     payload = {"session_id": SID, "hook_event_name": "Stop", "prompt_id": prompt_id}
     payload["transcript_path"] = str(transcript(tmp_path, mentions_only))
     assert mc_hook(payload).silent()
-    assert spooled(mc_env) == []
+    assert ends(mc_env) == []
 
 
 def test_not_set_up_spools_nothing(stop, mc_env, tmp_path):
@@ -199,4 +205,52 @@ def test_a_broken_database_still_spools_the_turn_end(stop, mc_env, mc_task, tmp_
         (mc_env.data_root / f"tasks.db{extra}").unlink(missing_ok=True)
     db.mkdir()
     assert stop(transcript(tmp_path, mentions_only), prompt_id="p-1").silent()
-    assert [(r["type"], r["prompt_id"]) for r in spooled(mc_env)] == [("turn_end", "p-1")]
+    assert [(r["type"], r["prompt_id"]) for r in ends(mc_env)] == [("turn_end", "p-1")]
+
+
+def usage_lines(mc_env) -> list:
+    """The messages Stop spooled as tokens, ``[key, model, speed, agent, prompt, epoch,
+    input, output, cache 5m, cache 1h, cache read]`` each."""
+    return [m for r in spooled(mc_env) if r.get("type") == "usage" for m in r["m"]]
+
+
+def test_stop_spools_each_message_once_and_reads_on_from_where_it_stopped(
+    stop, mc_env, mc_task, tmp_path
+):
+    tx = TranscriptBuilder().prompt("first")
+    tx.text("Thinking aloud.", msg_id="msg_a").text("Still msg_a.", msg_id="msg_a")
+    path = tx.write(tmp_path / "t.jsonl")
+    assert stop(path, prompt_id="p-1").silent()
+    first = usage_lines(mc_env)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    turn = next(r["promptId"] for r in records if r.get("type") == "user")
+    assert [(m[0], m[4], m[6:]) for m in first] == [("msg_a:", turn, [10, 5, 0, 0, 0])]
+    assert stop(path, prompt_id="p-1").silent()  # nothing new: nothing spooled again
+    assert usage_lines(mc_env) == first
+    tx.prompt("second").text("Answer.", msg_id="msg_b")
+    tx.write(path)
+    assert stop(path, prompt_id="p-2").silent()
+    assert [m[0] for m in usage_lines(mc_env)] == ["msg_a:", "msg_b:"]
+
+
+def test_subagent_transcripts_are_read_too(stop, mc_env, mc_task, tmp_path):
+    path = TranscriptBuilder().prompt("delegate").text("On it.").write(tmp_path / "s.jsonl")
+    agents = tmp_path / "s" / "subagents"
+    agents.mkdir(parents=True)
+    TranscriptBuilder().text("Agent work.", msg_id="msg_sub").write(agents / "agent-a1.jsonl")
+    assert stop(path, prompt_id="p-1").silent()
+    found = {m[0]: m[3] for m in usage_lines(mc_env)}
+    assert found["msg_sub:"] == "a1" and len(found) == 2
+
+
+def test_tokens_reach_the_task_of_the_session(stop, mc_env, mc_task, mc_cli, mc_execute, tmp_path):
+    mc_execute(
+        "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, prompt_id, processed)"
+        " VALUES ('ab12', ?, '2020-01-01 00:00:00', 1, ?, 'p-9', 0)",
+        (mc_task.id, SID),
+    )
+    path = TranscriptBuilder().prompt("go").text("Done.").write(tmp_path / "t.jsonl")
+    assert stop(path, prompt_id="p-9").silent()
+    shown = mc_cli("time", "demo-task")
+    # one message of 10 input and 5 output tokens of claude-opus-5-5 ($4 and $20 per MTok)
+    assert shown.strip().endswith("), <$0.01, 15 tokens, all time"), shown

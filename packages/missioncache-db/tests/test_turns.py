@@ -267,3 +267,31 @@ def test_a_heartbeat_from_the_future_never_pins_last_worked_on_there(db):
     assert stamp <= time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(time.time()))
     db.process_heartbeats()
     assert db.time_split(task.id).total == 0  # clamped to now: no time that has not happened
+
+
+def test_a_control_prompt_that_starts_a_turn_counts_the_turn_as_claudes():
+    """A `y` approving a plan (or a slash command that runs a prompt) starts a 6-minute
+    turn: Claude's 360 s, where skipping the prompt used to count nothing of it."""
+    from missioncache_db.turns import CONTROL
+
+    starts = [s(0, pid="p1"), (100.0, "s1", "p2", CONTROL)]
+    ends = {("s1", "p1"): (60, 0), ("s1", "p2"): (460, 0)}
+    # the first turn 60 s, your 40 s reading the plan, then Claude's 6 minutes
+    assert split(starts, ends, IDLE, TAIL, NOW) == TimeSplit(460, 420, 40)
+
+
+def test_a_bare_control_answer_counts_nothing_but_ends_the_turn_before_it():
+    from missioncache_db.turns import CONTROL
+
+    starts = [s(0, pid="p1"), (50.0, "s1", "n1", CONTROL)]  # p1 interrupted, then `n`
+    assert split(starts, {}, IDLE, TAIL, NOW) == TimeSplit(50, 50, 0)  # no tail for `n`
+
+
+def test_a_failed_turn_with_an_agent_running_is_claudes_until_the_agents_report():
+    """StopFailure carries no background tasks; when the session's next prompt is the
+    agent's <task-notification>, the agent's minutes in between were Claude's."""
+    starts = [s(0, pid="p1"), s(900, pid="p2", synthetic=True)]
+    ends = {("s1", "p1"): (60, -1), ("s1", "p2"): (930, 0)}  # -1: a failure's end
+    assert split(starts, ends, IDLE, TAIL, NOW) == TimeSplit(930, 930, 0)
+    starts[1] = s(900, pid="p2")  # a human prompt 14 minutes later: nobody's gap
+    assert split(starts, ends, IDLE, TAIL, NOW) == TimeSplit(90, 90, 0)

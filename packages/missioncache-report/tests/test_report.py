@@ -64,6 +64,8 @@ def test_text_week_per_task_and_per_day(report, work):
         "progress",
         "last",
         "activity",
+        "tokens",
+        "cost",
     ]
     # 1h today + 30m three days ago; Claude 56m + 30m, you 4m; 3 work sessions.
     assert _row(text, "demo-task")[1:9] == ["1h", "30m", "1h", "26m", "4m", "3", "0", "-"]
@@ -111,6 +113,11 @@ def test_csv_is_a_timesheet(report, work):
         "claude_seconds": "3360",
         "you_seconds": "240",
         "sessions": "2",
+        "input_tokens": "0",  # no transcript in this history: no tokens, and they cost $0
+        "output_tokens": "0",
+        "cache_write_tokens": "0",
+        "cache_read_tokens": "0",
+        "cost_usd": "0.0000",
     }
     assert round(sum(float(r["hours"]) for r in rows), 2) == 2.25
 
@@ -339,3 +346,90 @@ def test_forks_are_rows_under_their_parent_and_counted_once(report, mc_env, mc_t
     assert {d["task"] for d in data["days"]} == {"demo-task"}  # the forks' days are in it
     assert sum(d["seconds"] for d in data["days"]) == 3000
     assert "demo-task: 50m" in mc_cli("time", "demo-task", "--period", "week")
+
+
+def _usage(mc_execute, task_id, key, at, model="claude-sonnet-4-5", counts=(1000, 100, 0, 0, 0)):
+    mc_execute(
+        "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
+        " cache_5m_tokens, cache_1h_tokens, cache_read_tokens, task_id)"
+        " VALUES ('s', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (key, model, at, *counts, task_id),
+    )
+
+
+def test_tokens_and_cost_per_task_and_per_day(report, work, mc_execute):
+    demo, other = work
+    _usage(mc_execute, demo.id, "a:", _local(0, 0) + 120, counts=(1000, 100, 2000, 0, 5000))
+    _usage(mc_execute, demo.id, "b:", _local(3, 10) + 60)
+    _usage(mc_execute, other.id, "c:", _local(1, 15) + 60, model="claude-nonesuch-9")
+    data = json.loads(report("--period", "week", "--format", "json"))
+    task = next(t for t in data["tasks"] if t["name"] == "demo-task")
+    assert task["tokens"] == {"input": 2000, "output": 200, "cache_write": 2000, "cache_read": 5000}
+    # sonnet: $3 in, $15 out, $3.75 5-minute writes, $0.30 reads per million tokens
+    assert task["cost_usd"] == pytest.approx((2000 * 3 + 200 * 15 + 2000 * 3.75 + 5000 * 0.3) / 1e6)
+    days = [d for d in data["days"] if d["task"] == "demo-task"]
+    assert sum(d["tokens"]["input"] for d in days) == 2000
+    assert sum(d["cost_usd"] for d in days) == pytest.approx(task["cost_usd"])
+    unknown = next(t for t in data["tasks"] if t["name"] == "other")
+    assert unknown["cost_usd"] is None and unknown["unknown_models"] == ["claude-nonesuch-9"]
+    rows = list(csv.DictReader(io.StringIO(report("--format", "csv"))))
+    other_row = next(r for r in rows if r["task"] == "other")
+    assert (other_row["input_tokens"], other_row["cost_usd"]) == ("1000", "")  # not "0"
+    text = report("--period", "week")
+    assert _row(text, "other")[-2:] == ["1.1k", "unknown"]
+    assert _row(text, "total")[-1] == "unknown"  # a partial sum would understate the cost
+
+
+def test_a_turn_just_before_midnight_gives_the_night_to_nobody(report, mc_env, mc_task):
+    """A turn ending 23:56 and the next prompt the next morning: the first day gets the
+    turn alone (a day used to be computed as seen from its last instant, which moved the
+    morning prompt to 23:59:59 and credited 240 s of "you" to the night)."""
+    night = _local(2, 23) + 50 * 60  # 23:50 two days ago
+    morning = _local(1, 8)
+    sid = "night-owl"
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, night, [(360, 0)], session_id=sid)
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, morning, [(600, 0)], session_id=sid)
+    data = json.loads(report("--period", "week", "--format", "json"))
+    days = {d["day"]: (d["claude"], d["you"]) for d in data["days"]}
+    assert days[time.strftime("%Y-%m-%d", time.localtime(night))] == (360, 0)
+    assert days[time.strftime("%Y-%m-%d", time.localtime(morning))] == (600, 0)
+
+
+def test_timesheet_imports_as_toggl_entries(report, work, mc_env):
+    mc_env.env["MISSIONCACHE_TIMESHEET_EMAIL"] = "dev@example.com"
+    rows = list(csv.DictReader(io.StringIO(report("--format", "timesheet"))))
+    assert list(rows[0]) == ["Email", "Project", "Description", "Start date", "Start time",
+                             "Duration"]  # fmt: skip
+    today = next(r for r in rows if r["Start date"] == time.strftime("%Y-%m-%d"))
+    assert today == {
+        "Email": "dev@example.com",
+        "Project": "demo-task",
+        "Description": "Claude 56m, you 4m",
+        "Start date": today["Start date"],
+        "Start time": "00:01:00",
+        "Duration": "01:00:00",
+    }
+
+
+def test_html_shows_each_days_figure_in_decimal_hours_within_700_px(report, work):
+    page = report("--format", "html")
+    assert ">1.00</text>" in page  # today's hour, written on its bar (not only on hover)
+    assert ">0.75</text>" in page  # other's 45 minutes yesterday
+    assert ">hours</text>" in page  # the axis says what it counts
+    width = int(page.split('<svg xmlns="http://www.w3.org/2000/svg" width="')[1].split('"')[0])
+    assert width <= 700 and "min-width:760px" not in page
+
+
+def test_timesheet_cells_cannot_run_formulas_or_reorder_text(report, work, mc_env):
+    """The timesheet goes through the same cells as the CSV report (cells.csv_cell): a
+    task name or an email someone else chose is imported as text, never run, and a bidi
+    override in it is shown escaped."""
+    task, _other = work
+    _rename(mc_env, task.id, "=HYPERLINK(1)\u202etxt")
+    mc_env.env["MISSIONCACHE_TIMESHEET_EMAIL"] = "@evil"
+    out = report("--format", "timesheet")
+    assert "\u202e" not in out
+    rows = list(csv.DictReader(io.StringIO(out)))
+    mine = next(r for r in rows if r["Project"] != "other")
+    assert mine["Project"] == "'=HYPERLINK(1)<U+202E>txt"
+    assert {r["Email"] for r in rows} == {"'@evil"}

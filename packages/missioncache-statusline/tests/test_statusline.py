@@ -401,3 +401,33 @@ def test_saved_means_a_real_save_never_the_template_or_a_snapshot(line, mc_task,
     record_save(mc_task_dir, time.time() + 1)  # /missioncache:save after the compaction
     shown = line(env=plain).rstrip()
     assert shown.endswith(f"saved {time.strftime('%H:%M', time.localtime(time.time() + 1))}")
+
+
+def test_todays_cost_is_shown_and_fits_80_columns(line, mc_env, mc_task, mc_task_dir, mc_execute):
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 120))
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp=stamp))
+    record_work(
+        mc_env.data_root / "tasks.db", mc_task.id, time.time() - 800, [(270, 180), (270, 0)]
+    )
+    # 300k input and 100k output tokens of claude-sonnet-4-5 today: $0.90 + $1.50
+    mc_execute(
+        "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
+        " task_id) VALUES (?, 'm:', 'claude-sonnet-4-5', ?, 150000, 100000, ?)",
+        (SID, time.time() - 700, mc_task.id),
+    )
+    mc_execute(
+        "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
+        " task_id) VALUES (?, 'n:', 'claude-sonnet-4-5', ?, 150000, 0, ?)",
+        (SID, time.time() - 600, mc_task.id),
+    )
+    mc_execute(  # yesterday's tokens are not today's
+        "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
+        " task_id) VALUES (?, 'o:', 'claude-sonnet-4-5', ?, 9000000, 0, ?)",
+        (SID, time.time() - 3 * 86400, mc_task.id),
+    )
+    wide = line(env={"NO_COLOR": "1", "COLUMNS": "200"})
+    full = "◆ demo-task [2/4] · today 12m (Claude 9m, you 3m) · $2.40 · 0 edits"
+    assert wide == f"{full} · saved {stamp[11:]}\n"
+    shown = line(env={"NO_COLOR": "1", "COLUMNS": "80"})
+    assert shown == f"◆ demo-task [2/4] · today 12m · $2.40 · 0 edits · saved {stamp[11:]}\n"
+    assert len(shown.rstrip("\n")) <= 80

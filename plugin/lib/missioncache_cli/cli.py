@@ -21,6 +21,7 @@ from missioncache_db.db import TaskDB
 from missioncache_db.durations import format_duration, format_split
 from missioncache_db.model import STATUSES, Task
 from missioncache_db.sessions import PERIODS
+from missioncache_db.usage import cost_part
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -119,9 +120,11 @@ def cmd_time(args: argparse.Namespace) -> int:
             pass
         split = db.time_split(task.id, args.period)
         forks = [(fork.name, db.time_split(fork.id, args.period)) for fork in db.forks_of(task.id)]
+        tokens = db.task_tokens(task.id, args.period)
     label = PERIOD_LABELS[args.period]
+    waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
     with_forks = " with its forks (overlap counted once)" if forks else ""
-    print(f"{task.name}: {format_split(split)}, {label}{with_forks}")
+    print(f"{task.name}: {format_split(split)}{waiting}{cost_part(tokens)}, {label}{with_forks}")
     for name, fork_split in forks:
         print(f"  fork {name}: {format_split(fork_split)}")
     return 0
@@ -281,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     from missioncache_cli import (
         cli_dashboard,
         cli_forks,
+        cli_prices,
         cli_report,
         cli_statusline,
         cli_sync,
@@ -288,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     cli_forks.register(add)
+    cli_prices.register(add)
     cli_report.register(add)
     cli_statusline.register(add)
     cli_dashboard.register(add)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from missioncache_db.timefmt import When
     from missioncache_db.turns import TimeSplit
+    from missioncache_db.usage import Tokens
     from missioncache_state.ids import PromptId, SessionId
 
 DEFAULT_BUSY_TIMEOUT = 2.0
@@ -241,6 +242,13 @@ class TaskDB:
         from missioncache_db import sessions
 
         return sessions.time_split(self.conn, task_id, period, now, keep_summary)
+
+    def task_tokens(self, task_id: int, period: str = "all") -> Tokens:
+        """The tokens and cost of a task's messages in ``period`` (docs/cost.md)."""
+        from missioncache_db.sessions import period_start
+        from missioncache_db.usage import task_tokens
+
+        return task_tokens(self.conn, task_id, period_start(period))
 
 
 def open_if_set_up(busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> TaskDB | None:

@@ -57,6 +57,12 @@ def read_config(conn: sqlite3.Connection) -> tuple[float, int]:
     return float(values["idle_timeout_seconds"]), values["assumed_work_seconds"]
 
 
+def pending_usage(conn: sqlite3.Connection) -> bool:
+    """Whether any usage row waits for a task (cheap: a partial index)."""
+    found = conn.execute("SELECT 1 FROM usage WHERE task_id IS NULL LIMIT 1").fetchone()
+    return found is not None
+
+
 def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | None = None) -> int:
     """Ingest the spool, fold unprocessed heartbeats into sessions, credit tails of
     sessions gone idle. Returns how many heartbeats were processed."""
@@ -64,6 +70,13 @@ def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | No
     with write_transaction(conn):
         spool.release_unattributed(spool_dir)  # a task may cover them now: try them again
         _, claimed = ingest_spool(conn, spool_dir)
+        if (
+            pending_usage(conn)
+            or conn.execute("SELECT 1 FROM waits WHERE task_id IS NULL LIMIT 1").fetchone()
+        ):  # tokens that came before their session's heartbeats
+            from missioncache_db.usage import assign_tasks
+
+            assign_tasks(conn)
         idle, tail = read_config(conn)
         pending = conn.execute(
             "SELECT task_id, MIN(epoch) FROM heartbeats WHERE processed = 0 GROUP BY task_id"
@@ -98,7 +111,7 @@ def _rebuild(
     conn.execute("DELETE FROM sessions WHERE task_id = ? AND end_epoch >= ?", (task_id, horizon))
     rows = conn.execute(
         "SELECT epoch, timestamp, session_id FROM heartbeats "
-        "WHERE task_id = ? AND epoch >= ? ORDER BY epoch, id",
+        "WHERE task_id = ? AND epoch >= ? AND kind IS NOT 'control' ORDER BY epoch, id",
         (task_id, start),
     )
     pending: list[tuple] = []
@@ -154,19 +167,24 @@ def time_split(
     turns when it has one; ``keep_summary`` writes one when it has none
     (``missioncache_db.summary``).
     """
+    from missioncache_db.usage import waiting_seconds
+
     now = time.time() if now is None else now
     since = period_start(period, now)
     idle, tail = read_config(conn)
     from missioncache_db.forks import family_ids
 
     family = family_ids(conn, task_id)
-    if len(family) > 1:
-        return family_split(conn, family, since, idle, float(tail), now)
+    if len(family) > 1:  # a parent with forks: the union of the family's time
+        waits = sum(waiting_seconds(conn, member, since, now) for member in family)
+        return family_split(conn, family, since, idle, float(tail), now).less_waiting(waits)
+    waits = waiting_seconds(conn, task_id, since, now)
     if since is None:
-        return summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
+        found = summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
+        return found.less_waiting(waits)
     # Earlier turns can reach into the period, up to a margin.
     starts, ends = summary.events(conn, task_id, since - _PERIOD_MARGIN - idle - tail)
-    return turns.split(starts, ends, idle, float(tail), now, since)
+    return turns.split(starts, ends, idle, float(tail), now, since).less_waiting(waits)
 
 
 def family_split(
@@ -182,6 +200,17 @@ def family_split(
     in full: a summary of settled time belongs to one task, and the family's union
     cannot be resumed from the members' summaries."""
     low = None if since is None else since - _PERIOD_MARGIN - idle - tail
+    starts, ends = family_events(conn, task_ids, low)
+    return turns.split(starts, ends, idle, tail, now, since)
+
+
+def family_events(
+    conn: sqlite3.Connection, task_ids: list[int], low: float | None
+) -> tuple[list, dict]:
+    """The turn starts and ends of every task in ``task_ids`` from ``low`` on, as one
+    stream (``summary.events``): parallel sessions of one family are parallel turns."""
+    if len(task_ids) == 1:
+        return summary.events(conn, task_ids[0], low)
     starts: list = []
     ends: dict = {}
     for task_id in task_ids:
@@ -190,9 +219,45 @@ def family_split(
         for key, value in task_ends.items():
             if key not in ends or value > ends[key]:
                 ends[key] = value
-    return turns.split(starts, ends, idle, tail, now, since)
+    return starts, ends
 
 
 def time_invested(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:
     """Seconds worked on the task within ``period``: the total of ``time_split``."""
     return time_split(conn, task_id, period).total
+
+
+def day_splits(
+    conn: sqlite3.Connection,
+    task_id: int,
+    days: list[tuple[float, float]],
+    now: float | None = None,
+) -> list[TimeSplit]:
+    """The task's time inside each ``[start, end)`` of ``days`` (local days, say).
+
+    The turns and gaps are worked out ONCE from every event, then clipped to each day:
+    computing a day as "today seen from its last instant" would clamp the next morning's
+    prompt to that instant and credit the night's gap to the human (docs/time.md, Periods).
+    """
+    from missioncache_db.usage import waiting_seconds
+
+    now = time.time() if now is None else now
+    if not days:
+        return []
+    from missioncache_db.forks import family_ids
+
+    idle, tail = read_config(conn)
+    first = min(start for start, _ in days)
+    family = family_ids(conn, task_id)  # a parent's days hold its forks' (their union)
+    starts, ends = family_events(conn, family, first - _PERIOD_MARGIN - idle - tail)
+    claude, you = turns.merge(turns.turn_intervals(starts, ends, idle, float(tail), now))
+    out = []
+    for start, end in days:
+        stop = min(end, now)
+        claude_seconds = turns.clipped(claude, start, stop)
+        total = round(claude_seconds + turns.clipped(you, start, stop))
+        claude_whole = min(total, round(claude_seconds))
+        day = TimeSplit(total, claude_whole, total - claude_whole)
+        waits = sum(waiting_seconds(conn, member, start, stop) for member in family)
+        out.append(day.less_waiting(waits))
+    return out

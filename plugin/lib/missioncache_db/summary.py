@@ -159,6 +159,17 @@ def _with_summary(
     return sweep.add(turns[len(before) :], now).result(now)
 
 
+# The fourth field of a start: 0 a human prompt, 1 synthetic, 2 control (turns.CONTROL).
+KIND_CODE = "CASE kind WHEN 'synthetic' THEN 1 WHEN 'control' THEN 2 ELSE 0 END"
+
+
+# A StopFailure does not list background tasks (contract 1): its end is marked -1, "maybe
+# an agent still runs", which turns.py resolves by the session's next prompt.
+FAILURE_BACKGROUND = (
+    "CASE WHEN e.outcome = 'failure' AND e.background = 0 THEN -1 ELSE e.background END"
+)
+
+
 def events(conn: sqlite3.Connection, task_id: int, since: float | None) -> tuple[list, dict]:
     """The task's counted prompts (``(epoch, session, prompt, synthetic)``) and the last end
     of each (``{(session, prompt): (epoch, background)}``), from ``since`` on (or all)."""
@@ -167,14 +178,15 @@ def events(conn: sqlite3.Connection, task_id: int, since: float | None) -> tuple
         where += " AND epoch >= ?"
         params.append(since)
     starts = conn.execute(
-        f"SELECT epoch, session_id, prompt_id, kind = 'synthetic' FROM heartbeats WHERE {where}",
+        f"SELECT epoch, session_id, prompt_id, {KIND_CODE} FROM heartbeats WHERE {where}",
         params,
     ).fetchall()
     ends: dict = {}
     # Driven from the task's heartbeats (indexed by task and time), each joined to its ends
     # through the (session_id, prompt_id) index: never a scan of every turn end.
     for session_id, prompt_id, epoch, background in conn.execute(
-        "SELECT e.session_id, e.prompt_id, e.epoch, e.background FROM heartbeats h "
+        "SELECT e.session_id, e.prompt_id, e.epoch,"
+        f" {FAILURE_BACKGROUND} FROM heartbeats h "
         "JOIN turn_ends e ON e.session_id IS h.session_id AND e.prompt_id = h.prompt_id "
         f"WHERE h.prompt_id IS NOT NULL AND h.{where.replace(' AND ', ' AND h.')}",
         params,

@@ -15,6 +15,8 @@ that is within the idle timeout. The rules (docs/time.md states them for users):
   ``background_tasks``) continues until the session's next prompt when that prompt is
   the work's report (a synthetic ``<task-notification>`` prompt), or for at most the
   idle timeout before a human prompt, or for the assumed-work tail when nothing follows.
+- A turn that ended in StopFailure (which lists no background tasks) while an agent ran
+  continues to the session's next prompt when that prompt is the agent's report.
 - Every epoch is clamped to ``now`` first: a clock that ran ahead never makes time that
   has not happened yet, nor keeps a turn open.
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
 _INF = float("inf")
+SYNTHETIC, CONTROL = 1, 2  # the kind codes of a start (summary.KIND_CODE); 0 is human
 
 
 class TimeSplit:
@@ -36,10 +39,20 @@ class TimeSplit:
     gaps within the idle timeout); ``total == claude + you``. A plain class with
     ``__slots__``: ``typing.NamedTuple`` costs imports on the hook path."""
 
-    __slots__ = ("claude", "total", "you")
+    __slots__ = ("claude", "total", "waiting", "you")
 
-    def __init__(self, total: int, claude: int, you: int):
+    def __init__(self, total: int, claude: int, you: int, waiting: int = 0):
         self.total, self.claude, self.you = total, claude, you
+        self.waiting = waiting  # seconds of recorded waits, already taken out of Claude's
+
+    def less_waiting(self, seconds: float) -> TimeSplit:
+        """This split with ``seconds`` of waits (inside turns) taken out of Claude's time:
+        they are nobody's, and shown apart as ``waiting``."""
+        waiting = min(self.claude, round(seconds))
+        if waiting <= 0:
+            return self
+        claude = self.claude - waiting
+        return TimeSplit(claude + self.you, claude, self.you, waiting)
 
     def __iter__(self) -> Iterator[int]:
         return iter((self.total, self.claude, self.you))
@@ -70,13 +83,19 @@ def turn_intervals(
     """Each turn as ``(start, end, reach)``: ``reach`` is the latest moment a next prompt
     may come for the gap before it to count as the human's.
 
-    ``starts``: ``(epoch, session_id, prompt_id, synthetic)`` per counted prompt.
+    ``starts``: ``(epoch, session_id, prompt_id, kind)`` per counted prompt (kind 0 human,
+    ``SYNTHETIC``, ``CONTROL``; a bool means synthetic or not).
     ``ends``: ``{(session_id, prompt_id): (epoch, background)}``, the latest end of each.
+
+    A control prompt (a slash command, a bare ``y``) makes a turn only when its end
+    arrived: then the turn it started is Claude's time like any other; without one it
+    counts nothing (no assumed-work tail: nothing says anyone worked). Either way it is
+    the next prompt of the turn before it.
     """
     first: dict = {}  # (session, prompt) -> (epoch, synthetic): a prompt counts once
     by_session: dict = {}
-    for epoch, session_id, prompt_id, synthetic in starts:
-        item = (min(epoch, now), bool(synthetic))
+    for epoch, session_id, prompt_id, kind in starts:
+        item = (min(epoch, now), int(kind or 0))
         if prompt_id is None:  # heartbeats from before prompt ids were recorded
             by_session.setdefault(session_id, []).append((item[0], None, item[1]))
         elif (session_id, prompt_id) not in first or item < first[session_id, prompt_id]:
@@ -86,11 +105,13 @@ def turn_intervals(
     turns = []
     for session_id, items in by_session.items():
         items.sort(key=lambda item: (item[0], item[1] or "", item[2]))
-        for index, (start, prompt_id, _synthetic) in enumerate(items):
+        for index, (start, prompt_id, kind) in enumerate(items):
             following = items[index + 1] if index + 1 < len(items) else None
             next_start = following[0] if following else _INF
-            next_synthetic = following[2] if following else False
+            next_synthetic = following[2] == SYNTHETIC if following else False
             end = ends.get((session_id, prompt_id)) if prompt_id is not None else None
+            if kind == CONTROL and end is None:
+                continue
             turns.append(_turn(start, end, next_start, next_synthetic, idle, tail, now))
     return turns
 
@@ -108,6 +129,10 @@ def _turn(
         stop = min(next_start, start + tail, now)
         return start, stop, max(stop, start + idle)
     stop = max(start, min(end[0], now))
+    if end[1] < 0:  # a StopFailure: an agent it left running reports in a notification
+        if next_synthetic and next_start != _INF:
+            stop = max(stop, min(next_start, now))
+        return start, stop, stop + idle
     if end[1]:  # background work still running when the turn ended
         if next_start == _INF:
             stop = min(now, stop + tail)

@@ -69,6 +69,19 @@ def counted_prompt(payload: dict[str, Any]) -> str | None:
     return prompt
 
 
+def control_prompt(payload: dict[str, Any]) -> str | None:
+    """The prompt when it is skipped as work but may start a turn: a slash command (a
+    custom command runs a prompt) or a control word (``y`` approving a plan). Its
+    heartbeat is of kind ``control``: the turn counts only when its Stop arrives, as
+    Claude's (docs/time.md). None for a subagent's, an empty or a counted prompt."""
+    if payload.get("agent_id"):
+        return None
+    prompt = flatten_prompt(payload.get("prompt"))
+    if prompt is None or not prompt.strip() or not should_skip(prompt):
+        return None
+    return prompt
+
+
 def is_synthetic(prompt: str) -> bool:
     """True for a prompt Claude Code made itself (an agent finishing), not the human's:
     its turn is Claude's time, and it is no sign the human is there (docs/time.md)."""

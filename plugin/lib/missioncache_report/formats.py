@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from missioncache_db.durations import format_duration
+from missioncache_db.durations import format_duration, shown_parts
+from missioncache_db.usage import format_cost
 from missioncache_report.cells import csv_rows, text_cell
-from missioncache_report.columns import columns, totals
+from missioncache_report.columns import columns, short_tokens, token_count, totals
 from missioncache_report.data import Report
 
-FORMATS = ("text", "csv", "json", "html")
+FORMATS = ("text", "csv", "json", "html", "timesheet")
 
 
 def render(report: Report, fmt: str) -> str:
@@ -20,6 +21,8 @@ def render(report: Report, fmt: str) -> str:
         return csv_text(report)
     if fmt == "json":
         return json_text(report)
+    if fmt == "timesheet":
+        return timesheet_text(report)
     if fmt == "html":
         from missioncache_report.html import html
 
@@ -46,15 +49,17 @@ def text(report: Report) -> str:
     total_row = [total.get(name, "") for name, _ in shown]
     lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
-    header = ["day", "task", "time", "Claude", "you", "sessions"]
+    header = ["day", "task", "time", "Claude", "you", "sessions", "tokens", "cost"]
     day_rows = [
         [
             d.day,
             d.task,
             format_duration(d.seconds),
-            format_duration(d.claude),
-            format_duration(d.you),
+            format_duration(shown_parts(d.seconds, d.claude, d.you)[0]),
+            format_duration(shown_parts(d.seconds, d.claude, d.you)[1]),
             str(d.sessions),
+            short_tokens(token_count(d.tokens)),
+            format_cost(d.cost_usd).replace("cost unknown", "unknown"),
         ]
         for d in report.days
     ]
@@ -94,13 +99,20 @@ CSV_HEADER = [
     "claude_seconds",
     "you_seconds",
     "sessions",
+    "input_tokens",
+    "output_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "cost_usd",
 ]
 
 
 def csv_text(report: Report) -> str:
     """One row per task per day, ready for a timesheet: decimal hours to two places
-    (what an invoice line takes) beside the exact seconds. Every cell goes through
-    ``cells.csv_cell``: a task name can neither run as a formula nor reorder the line."""
+    (what an invoice line takes) beside the exact seconds, then the day's tokens and
+    cost (blank when a model's price is unknown: never a misleading 0). Every cell goes
+    through ``cells.csv_cell``: a task name can neither run as a formula nor reorder the
+    line."""
     status = {t.name: t.status for t in report.tasks}
     rows = (
         [
@@ -113,10 +125,50 @@ def csv_text(report: Report) -> str:
             d.claude,
             d.you,
             d.sessions,
+            *(d.tokens.get(k, 0) for k in ("input", "output", "cache_write", "cache_read")),
+            "" if d.cost_usd is None else f"{d.cost_usd:.4f}",
         ]
         for d in report.days
     )
     return csv_rows(CSV_HEADER, rows)
+
+
+TIMESHEET_HEADER = ["Email", "Project", "Description", "Start date", "Start time", "Duration"]
+
+
+def timesheet_text(report: Report, email: str | None = None) -> str:
+    """One time entry per task per day in Toggl Track's CSV import columns (``Email``,
+    ``Project``, ``Description``, ``Start date``, ``Start time``, ``Duration`` as
+    ``HH:MM:SS``), which Clockify's CSV import maps too. The entry starts at the day's
+    first prompt of the task (midnight for time that only ran over from the day before)
+    and lasts the day's total. The email is ``MISSIONCACHE_TIMESHEET_EMAIL``, else
+    git's ``user.email``."""
+    email = email if email is not None else _timesheet_email()
+    rows = []
+    for d in report.days:
+        if not d.seconds:
+            continue
+        hours, rest = divmod(d.seconds, 3600)
+        duration = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+        description = f"Claude {format_duration(d.claude)}, you {format_duration(d.you)}"
+        rows.append([email, d.task, description, d.day, d.first, duration])
+    return csv_rows(TIMESHEET_HEADER, rows)
+
+
+def _timesheet_email() -> str:
+    import os
+    import subprocess
+
+    configured = os.environ.get("MISSIONCACHE_TIMESHEET_EMAIL")
+    if configured:
+        return configured
+    try:
+        done = subprocess.run(
+            ["git", "config", "user.email"], capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()
 
 
 def json_text(report: Report) -> str:

@@ -11,6 +11,7 @@ from datetime import date, timedelta
 from html import escape
 
 from missioncache_db.durations import format_duration
+from missioncache_db.usage import format_cost
 from missioncache_report.data import Report
 
 PALETTE = [
@@ -25,7 +26,7 @@ PALETTE = [
     "#bcbd22",
     "#7f7f7f",
 ]
-CHART_W, CHART_H, PAD_L, PAD_B, PAD_T = 760, 260, 56, 40, 16
+CHART_W, CHART_H, PAD_L, PAD_B, PAD_T = 660, 260, 56, 40, 28  # fits a 700 px window
 MAX_BARS = 62
 
 CSS = """
@@ -37,7 +38,7 @@ h1{font-size:20px;margin:0 0 4px}
 .card{border:1px solid #dde2ea;border-radius:8px;padding:10px 14px;min-width:120px}
 .card b{display:block;font-size:20px}
 .card span{color:#5b6475;font-size:12px}
-table{border-collapse:collapse;margin-top:14px;min-width:760px}
+table{border-collapse:collapse;margin-top:14px;max-width:660px}
 th,td{padding:6px 10px;border-bottom:1px solid #e6e9ef;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 th{font-size:12px;color:#5b6475;font-weight:600}
@@ -51,6 +52,8 @@ tfoot td{font-weight:600;border-bottom:none}
 .empty{color:#5b6475;font-style:italic}
 svg{display:block}
 svg text{font-size:11px;fill:#5b6475}
+svg text.fig{font-size:10px;fill:#1d2330}
+body{max-width:680px}
 """
 
 
@@ -102,11 +105,15 @@ def chart(report: Report) -> str:
     for i in range(ticks + 1):
         y = PAD_T + inner_h - inner_h * i / ticks
         value = step * i
-        label = f"{value:g}h" if value >= 1 or value == 0 else f"{int(value * 60)}m"
+        label = f"{value:g}"  # decimal hours, as a timesheet takes them
         parts.append(
             f'<line x1="{PAD_L}" y1="{y:.1f}" x2="{CHART_W - 8}" y2="{y:.1f}" stroke="#e6e9ef"/>'
         )
         parts.append(f'<text x="{PAD_L - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
+    parts.append(
+        f'<text x="12" y="{PAD_T + inner_h / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {PAD_T + inner_h / 2:.1f})">hours</text>'
+    )
     label_every = max(1, len(buckets) // 12)
     for index, bucket in enumerate(buckets):
         x = PAD_L + slot * index + (slot - bar) / 2
@@ -121,6 +128,12 @@ def chart(report: Report) -> str:
             parts.append(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
                 f'fill="{colors[task.name]}"><title>{title}</title></rect>'
+            )
+        day_total = sum(stacks[bucket].values())
+        if day_total and (len(buckets) <= 31 or index % label_every == 0):
+            parts.append(  # each day's figure, readable without hovering
+                f'<text x="{x + bar / 2:.1f}" y="{y - 4:.1f}" text-anchor="middle" '
+                f'class="fig">{day_total / 3600:.2f}</text>'
             )
         if index % label_every == 0:
             text = bucket[5:] if key == 10 else bucket
@@ -178,9 +191,18 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.counted)), "work sessions"),
     ]
+    from missioncache_db.durations import shown_parts
+
     claude = sum(t.claude for t in report.counted)
+    claude, you = shown_parts(report.seconds, claude, report.seconds - claude)
     cards.insert(1, (format_duration(claude), "Claude working"))
-    cards.insert(2, (format_duration(report.seconds - claude), "you (reading, typing)"))
+    cards.insert(2, (format_duration(you), "you (reading, typing)"))
+    from missioncache_report.columns import report_cost, short_tokens, token_count
+
+    tokens = sum(token_count(t.tokens) for t in report.counted)
+    if tokens:
+        cost = format_cost(report_cost(report)).replace("cost unknown", "unknown")
+        cards.append((cost, f"cost ({short_tokens(tokens)} tokens)"))
     card_html = "".join(f'<div class="card"><b>{v}</b><span>{k}</span></div>' for v, k in cards)
     from missioncache_report.formats import covered
 

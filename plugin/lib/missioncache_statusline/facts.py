@@ -35,6 +35,7 @@ def task_facts(cwd: str, session_id: SessionId) -> dict | None:
             return None
         _fold_heartbeats(db)
         total, claude, you = db.time_split(task.id, period="today")
+        spent = db.task_tokens(task.id, "today")
         facts: dict[str, Any] = {
             "task_id": task.id,
             "name": task.name,
@@ -47,6 +48,9 @@ def task_facts(cwd: str, session_id: SessionId) -> dict | None:
             "today": total,
             "claude": claude,
             "you": you,
+            # today's tokens and their cost (None: a model without a known price)
+            "tokens_today": spent.total,
+            "cost_today": spent.cost,
         }
         facts.update(fork_facts(db, task, session_id))
     facts.update(file_facts(facts["context"], facts["tasks"]))

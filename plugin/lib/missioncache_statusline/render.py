@@ -32,6 +32,15 @@ def duration(seconds: Any) -> str:
     return format_duration(seconds or 0)
 
 
+def money(cost: Any) -> str:
+    """Today's cost: ``$4.12``, ``<$0.01``, or ``$?`` when a model's price is unknown."""
+    if isinstance(cost, bool) or not isinstance(cost, (int, float)):
+        return "$?"
+    from missioncache_db.usage import format_cost
+
+    return format_cost(cost)
+
+
 def _piece(text: str, style: str | None, color: bool) -> tuple[str, str]:
     """(plain, shown): width is counted on the plain text."""
     return text, f"{STYLE[style]}{text}{RESET}" if color and style else text
@@ -61,6 +70,8 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
             split = (facts.get(key) or 0 for key in ("today", "claude", "you"))
             today = f"today {format_split(split)}"
         parts.append([_piece(today, None, color)])
+    if level <= 2 and facts.get("tokens_today"):
+        parts.append([_piece(money(facts.get("cost_today")), None, color)])
     if level <= 1 and edits is not None:
         count = edits.get("count", 0)
         plus = "+" if edits.get("partial") else ""

@@ -8,7 +8,7 @@ import sqlite3
 from typing import Callable
 
 PERIODS = ("today", "week", "month", "all")
-FORMATS = ("text", "csv", "json", "html")
+FORMATS = ("text", "csv", "json", "html", "timesheet")
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from missioncache_db.schema import is_busy, write_transaction
 from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text, to_epoch
 from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES, TURN_END
+from missioncache_db.usage_record import USAGE
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
@@ -41,7 +42,9 @@ _INSERT_END = (
     "INSERT OR IGNORE INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background) "
     "VALUES (?, ?, ?, ?, ?, ?)"
 )
-KINDS = ("prompt", "synthetic")
+# ``control``: a prompt that is not work by itself (a slash command, a bare ``y``): it is
+# recorded only so that the turn it starts, when one ends, counts as Claude's (docs/time.md).
+KINDS = ("prompt", "synthetic", "control")
 
 
 def _uuid_hex(value: Any) -> str | None:
@@ -92,7 +95,14 @@ def new_record(
 def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
     """Insert (ignoring known uids and vanished tasks); returns rows inserted. Turn-end
     records go to their own table, unattached to a task: the heartbeat of the same
-    session and prompt names the task, whichever of the two arrives first."""
+    session and prompt names the task, whichever of the two arrives first. Usage records
+    (tokens) go to table ``usage`` the same way (``missioncache_db.usage``)."""
+    usage = [r for r in records if r.get("type") == USAGE]
+    if usage:
+        from missioncache_db.usage import insert_usage
+
+        records = [r for r in records if r.get("type") != USAGE]
+        insert_usage(conn, usage)
     ends = [r for r in records if r.get("type") == TURN_END]
     if ends:
         records = [r for r in records if r.get("type") != TURN_END]
@@ -164,6 +174,10 @@ def valid_record(raw: dict) -> dict | None:
         return None
     if raw.get("type") == TURN_END:
         return _valid_turn_end(raw)
+    if raw.get("type") == USAGE:
+        from missioncache_db.usage import valid_usage
+
+        return valid_usage(raw)
     if raw.get("type") is not None:
         return None
     if not (_is_int(task_id) or (task_id is None and _spooled_cwd(raw) is not None)):
@@ -199,7 +213,7 @@ def ingest_spool(
     for path in files:
         batch: list[dict] = []
         for record in spool.read_records(path, valid_record):  # bad lines: quarantined
-            if record.get("type") != TURN_END and record["task_id"] is None:  # tasks.db broken
+            if record.get("type") is None and record["task_id"] is None:  # tasks.db broken
                 attributed = _resolve_unbound(conn, record, resolved)
                 if attributed is None:
                     waiting.append(record)

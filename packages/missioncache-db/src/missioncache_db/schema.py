@@ -241,12 +241,54 @@ def _migrate_v5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+# Version 6 records tokens (docs/cost.md): one row per assistant message (its key is the
+# message id and its request, so a message written as several records counts once), with
+# the turn (``prompt_id``) and the session it belongs to. ``task_id`` is filled from the
+# session's heartbeats, whenever those arrive; an untracked session's rows keep NULL.
+_V6 = """
+CREATE TABLE IF NOT EXISTS usage (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    message_key TEXT NOT NULL,
+    prompt_id TEXT,
+    agent TEXT,
+    epoch REAL NOT NULL,
+    model TEXT,
+    speed TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_5m_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_1h_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    task_id INTEGER REFERENCES tasks(id) ON DELETE CASCADE,
+    UNIQUE(session_id, message_key)
+);
+CREATE INDEX IF NOT EXISTS usage_task_epoch ON usage(task_id, epoch);
+CREATE INDEX IF NOT EXISTS usage_unassigned ON usage(session_id) WHERE task_id IS NULL;
+CREATE TABLE IF NOT EXISTS waits (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    epoch REAL NOT NULL,
+    seconds REAL NOT NULL,
+    task_id INTEGER REFERENCES tasks(id) ON DELETE CASCADE,
+    UNIQUE(session_id, epoch)
+);
+CREATE INDEX IF NOT EXISTS waits_task_epoch ON waits(task_id, epoch);
+"""
+
+
+def _migrate_v6(conn: sqlite3.Connection) -> None:
+    for statement in _split(_V6):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v1,
     _migrate_v2,
     _migrate_v3,
     _migrate_v4,
     _migrate_v5,
+    _migrate_v6,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

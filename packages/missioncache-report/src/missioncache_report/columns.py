@@ -3,8 +3,27 @@ place so the formats agree and neither format module needs the other."""
 
 from __future__ import annotations
 
-from missioncache_db.durations import format_duration
+from missioncache_db.durations import format_duration, shown_parts
+from missioncache_db.usage import format_cost
 from missioncache_report.data import Report
+
+
+def token_count(tokens: dict) -> int:
+    """All the tokens of a ``tokens`` dict (input, output, cache writes and reads)."""
+    return sum(tokens.values())
+
+
+def short_tokens(count: int) -> str:
+    """``18.9k``, ``1.3M``: the token figure of a table cell."""
+    from missioncache_db.usage import format_tokens
+
+    return format_tokens(count).replace(" tokens", "")
+
+
+def report_cost(report: Report) -> float | None:
+    """The period's cost: None when any task's is unknown (never a partial sum)."""
+    costs = [t.cost_usd for t in report.counted]  # a fork is inside its parent
+    return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
 
 def columns(report: Report) -> list:
@@ -12,12 +31,14 @@ def columns(report: Report) -> list:
     return [
         ("task", label),
         ("total", lambda t: format_duration(t.seconds)),
-        ("Claude", lambda t: format_duration(t.claude)),
-        ("you", lambda t: format_duration(t.you)),
+        ("Claude", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[0])),
+        ("you", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[1])),
         ("sessions", lambda t: str(t.sessions)),
         ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions)),
         ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
         ("last activity", lambda t: t.last_activity or "-"),
+        ("tokens", lambda t: short_tokens(token_count(t.tokens))),
+        ("cost", lambda t: format_cost(t.cost_usd).replace("cost unknown", "unknown")),
     ]
 
 
@@ -31,10 +52,13 @@ def totals(report: Report) -> dict[str, str]:
     """The total row's cells by column header (blank where a column has no total). A
     fork's row is inside its parent's (``Report.counted``): added once."""
     counted = report.counted
+    claude, you = sum(t.claude for t in counted), sum(t.you for t in counted)
     return {
         "task": "total",
         "total": format_duration(report.seconds),
-        "Claude": format_duration(sum(t.claude for t in counted)),
-        "you": format_duration(sum(t.you for t in counted)),
+        "Claude": format_duration(shown_parts(report.seconds, claude, you)[0]),
+        "you": format_duration(shown_parts(report.seconds, claude, you)[1]),
         "sessions": str(sum(t.sessions for t in counted)),
+        "tokens": short_tokens(sum(token_count(t.tokens) for t in counted)),
+        "cost": format_cost(report_cost(report)).replace("cost unknown", "unknown"),
     }

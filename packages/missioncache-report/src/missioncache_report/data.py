@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
@@ -37,12 +37,16 @@ class TaskRow:
     seconds: int = 0
     claude: int = 0
     you: int = 0
+    waiting: int = 0  # recorded waits (retries, usage limits): nobody's time
     sessions: int = 0
     compactions: int | None = None
     done: int = 0
     total_items: int = 0
     last_activity: str | None = None
     fork_of: str | None = None  # the parent's name: this row's time is inside the parent's
+    tokens: dict = field(default_factory=dict)  # input, output, cache_write, cache_read
+    cost_usd: float | None = None  # None: a model without a known price (docs/cost.md)
+    unknown_models: list = field(default_factory=list)
 
 
 @dataclass
@@ -53,6 +57,10 @@ class DayRow:
     sessions: int
     claude: int = 0
     you: int = 0
+    tokens: dict = field(default_factory=dict)
+    cost_usd: float | None = None
+    waiting: int = 0
+    first: str = "00:00:00"  # local time of the day's first prompt of the task
 
 
 @dataclass
@@ -110,7 +118,7 @@ def collect(
     for item in tasks:
         row, days = _task_rows(db, item, since, period, now)
         row.fork_of = keys.get(item.fork_of) if item.fork_of is not None else None
-        if row.seconds or row.sessions or item is task:
+        if row.seconds or row.sessions or any(row.tokens.values()) or item is task:
             report.tasks.append(row)
             report.days.extend(days)
     report.tasks = forks_under_parents(report.tasks)
@@ -150,6 +158,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     row = TaskRow(task.id, shown_name(task), task.status)
     found = db.time_split(task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
+    row.waiting = found.waiting
     family = [task.id, *(fork.id for fork in db.forks_of(task.id))]
     sessions: dict = {}
     active: set = set()
@@ -158,18 +167,46 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
             sessions[day] = sessions.get(day, 0) + count
         active |= _active_days(db, member, since, now)
     row.sessions = sum(sessions.values())
+    usage = _usage_per_day(db, family, since)  # a parent's cost holds its forks'
     days = []
-    for day in active | set(sessions):
-        split = _day_split(db, task.id, day, now)
-        if split.total or day in sessions:
+    candidates = sorted(active | set(sessions) | set(usage))
+    for day, split in zip(candidates, _day_splits(db, task.id, candidates, now)):
+        if split.total or day in sessions or day in usage:
             days.append(
                 DayRow(day, row.name, split.total, sessions.get(day, 0), split.claude, split.you)
             )
+            days[-1].first = _first_prompt(db, task.id, day)
+            days[-1].waiting = split.waiting
+            if day in usage:
+                days[-1].tokens, days[-1].cost_usd = usage[day].as_json(), usage[day].cost
+            else:
+                days[-1].tokens = dict.fromkeys(("input", "output", "cache_write", "cache_read"), 0)
+                days[-1].cost_usd = 0.0
     _add_rounding(days, found)
+    from missioncache_db.usage import Tokens
+
+    whole = Tokens()  # the days' sums: every message lies in exactly one day
+    for day_tokens in usage.values():
+        whole.merge(day_tokens)
+    row.tokens, row.cost_usd = whole.as_json(), whole.cost
+    row.unknown_models = sorted(whole.unknown)
     row.last_activity = last_activity(db, task, family)
     row.compactions = compactions(task, since)
     row.done, row.total_items = progress(task)
     return row, days
+
+
+def _usage_per_day(db: TaskDB, task_ids: list[int], since: float | None) -> dict:
+    """The tasks' tokens and cost by the local day each message was written."""
+    from missioncache_db.prices import load_prices
+    from missioncache_db.usage import Tokens, task_rows
+
+    prices = load_prices()
+    out: dict[str, Tokens] = {}
+    for task_id in task_ids:
+        for row in task_rows(db.conn, task_id, since):
+            out.setdefault(_day(row[7]), Tokens()).add(row[0], row[1], tuple(row[2:7]), prices)
+    return out
 
 
 def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
@@ -241,16 +278,32 @@ def _days_between(first: float, last: float) -> list[str]:
         out.append(day)
 
 
-def _day_split(db: TaskDB, task_id: int, day: str, now: float) -> Any:
-    """The task's time within one local day: ``time_split`` of "today" as seen from the
-    last instant of that day (every interval is clipped at the day's start and clamped
-    at its end), so the days of a period add up to the period's total."""
+def _first_prompt(db: TaskDB, task_id: int, day: str) -> str:
+    """``HH:MM:SS`` of the task's first prompt that day; midnight when none."""
+    start, end = _day_bounds(day)
+    row = db.conn.execute(
+        "SELECT MIN(epoch) FROM heartbeats WHERE task_id = ? AND epoch >= ? AND epoch < ?",
+        (task_id, start, end),
+    ).fetchone()
+    return "00:00:00" if row[0] is None else time.strftime("%H:%M:%S", time.localtime(row[0]))
+
+
+def _day_bounds(day: str) -> tuple[float, float]:
+    """``[local midnight, next local midnight)`` of a ``YYYY-MM-DD`` day (DST-safe)."""
     from missioncache_db.timefmt import local_midnight_epoch
 
     year, month, mday = (int(part) for part in day.split("-"))
     noon = time.mktime((year, month, mday, 12, 0, 0, 0, 0, -1))  # DST-safe anchor
-    end = local_midnight_epoch(-1, noon)
-    return db.time_split(task_id, "today", min(now, end - 0.001))
+    return local_midnight_epoch(0, noon), local_midnight_epoch(-1, noon)
+
+
+def _day_splits(db: TaskDB, task_id: int, days: list[str], now: float) -> list:
+    """The task's time within each local day: the turns and gaps are cut once from all
+    the events, then clipped to each day (``sessions.day_splits``), so a day's figure
+    never depends on what happened the next morning, and the days add up to the period."""
+    from missioncache_db.sessions import day_splits
+
+    return day_splits(db.conn, task_id, [_day_bounds(day) for day in days], now)
 
 
 def compactions(task: Task, since: float | None) -> int | None:
