@@ -14,16 +14,16 @@ LAUNCHER = "missioncache"
 def findings() -> list[dict]:
     """Doctor's findings as ``{"status", "area", "text", "fix"}``; a check that fails
     outright is one finding saying so."""
-    from missioncache_cli import doctor
+    from missioncache_db import checks
 
     try:
-        db, found = doctor.check_database(LAUNCHER)
+        db, found = checks.check_database(LAUNCHER)
         try:
-            found += doctor.check_task_folders(db, LAUNCHER)
+            found += checks.check_task_folders(db, LAUNCHER)
         finally:
             if db is not None:
                 db.close()
-        found += doctor.check_settings(LAUNCHER)
+        found += checks.check_settings(LAUNCHER)
     except Exception as error:
         return [{"status": "problem", "area": "doctor", "text": str(error), "fix": ""}]
     return [f._asdict() for f in found]
