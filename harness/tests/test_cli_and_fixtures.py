@@ -109,9 +109,9 @@ def test_demo_plays_against_the_built_plugin(mc_plugin, tmp_path, capsys):
     assert demo.play(tmp_path, mc_plugin) == 0
     out = capsys.readouterr().out
     assert "== Time recorded" in out
-    assert "missioncache-db time: demo-task: " in out
+    assert "missioncache time: demo-task: " in out
     # The demo's turn really ran its command, and you really read before the next prompt.
-    recorded = re.search(r"missioncache-db time: demo-task: .*\(Claude (\d+)s, you (\d+)s\)", out)
+    recorded = re.search(r"missioncache time: demo-task: .*\(Claude (\d+)s, you (\d+)s\)", out)
     assert recorded, out
     assert int(recorded[1]) >= demo.CLAUDE_SECONDS and int(recorded[2]) >= demo.READING_SECONDS
-    assert "model sees: SessionStart hook additional context: ## MissionCache: Active Task" in out
+    assert "Claude is told: ## MissionCache: Active Task Detected" in out  # (issue 26 wording)
