@@ -66,6 +66,23 @@ def test_check_fails_on_warnings(tmp_path, capsys):
     assert main(["check", str(good)]) == 0
 
 
+def test_the_suite_runs_in_an_afternoon_time_zone():
+    """Fixtures that put work at "today, 09:00" need that hour to be past, at any hour of
+    the day the suite starts; a subprocess inherits the zone."""
+    import os
+    import time
+
+    assert os.environ["TZ"].startswith("MCT")
+    assert 12 <= time.localtime().tm_hour <= 14
+    child = subprocess.run(
+        [sys.executable, "-c", "import time; print(time.localtime().tm_hour)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert 12 <= int(child.stdout) <= 14
+
+
 def test_mc_env_isolates_home(mc_env):
     assert mc_env.claude_dir == mc_env.home / ".claude" and mc_env.claude_dir.is_dir()
     assert mc_env.data_root.is_dir()

@@ -45,7 +45,7 @@ from missioncache_harness.workspace import (
 __all__ = ["McEnv", "McTask", "mc_env", "mc_plugin", "mc_repo", "mc_task"]
 
 
-def pin_afternoon_time_zone(environ: dict[str, str] | None = None) -> str:
+def pin_afternoon_time_zone() -> str:
     """Set ``TZ`` to a fixed-offset zone in which it is now about 13:00, and return it.
 
     Fixtures put work at "today, 00:01" or "today, 09:00": run just after midnight, those
@@ -55,10 +55,9 @@ def pin_afternoon_time_zone(environ: dict[str, str] | None = None) -> str:
     """
     import time
 
-    environ = os.environ if environ is None else environ  # type: ignore[assignment]
     offset = (13 - time.gmtime().tm_hour + 11) % 24 - 11  # local = UTC + offset, -11..+12
     zone = f"MCT{-offset:+d}"  # POSIX spells east of UTC with a minus sign
-    environ["TZ"] = zone
+    os.environ["TZ"] = zone
     time.tzset()
     return zone
 
