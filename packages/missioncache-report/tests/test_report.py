@@ -433,3 +433,27 @@ def test_timesheet_cells_cannot_run_formulas_or_reorder_text(report, work, mc_en
     mine = next(r for r in rows if r["Project"] != "other")
     assert mine["Project"] == "'=HYPERLINK(1)<U+202E>txt"
     assert {r["Email"] for r in rows} == {"'@evil"}
+
+
+def test_a_parents_cost_holds_its_forks_once_in_the_report_and_in_time(
+    report, mc_env, mc_task, mc_cli, mc_execute
+):
+    """demo-task 1000 input tokens, its fork fa 3000: the parent's row and ``time`` both
+    name 4000 (as its time holds the fork's), the fork's row its own 3000, and the total
+    row 4000, not 7000."""
+    mc_cli("fork", "demo-task", "fa")
+    ids = {line.split()[-1]: line for line in mc_cli("list").splitlines()}
+    fork_id = int(ids["fa"].split()[0])
+    start = _local(0, 0) + 60
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, start, [(600, 0)])
+    _usage(mc_execute, mc_task.id, "p:", start + 10, counts=(1000, 0, 0, 0, 0))
+    _usage(mc_execute, fork_id, "f:", start + 20, counts=(3000, 0, 0, 0, 0))
+    data = json.loads(report("--period", "week", "--format", "json"))
+    rows = {t["name"]: t for t in data["tasks"]}
+    assert rows["demo-task"]["tokens"]["input"] == 4000
+    assert rows["fa"]["tokens"]["input"] == 3000
+    sonnet_input = 3 / 1e6  # dollars per input token
+    assert rows["demo-task"]["cost_usd"] == pytest.approx(4000 * sonnet_input)
+    assert _row(report("--period", "week"), "total")[-2:] == ["4k", "$0.01"]
+    shown = mc_cli("time", "demo-task", "--period", "week")
+    assert "$0.01, 4k tokens" in shown, shown

@@ -259,10 +259,15 @@ def task_tokens(
     since: float | None = None,
     prices: PriceTable | None = None,
 ) -> Tokens:
-    """The tokens and cost of a task's messages from ``since`` on (all when None)."""
+    """The tokens and cost of a task's messages from ``since`` on (all when None). A
+    parent's hold its forks', as its time does (docs/forks.md): ``time``, the status line
+    and the report name one figure."""
+    from missioncache_db.forks import family_ids
     from missioncache_db.prices import load_prices
 
-    return summed(task_rows(conn, task_id, since), prices or load_prices())
+    family = family_ids(conn, task_id)
+    rows = [row for member in family for row in task_rows(conn, member, since)]
+    return summed(rows, prices or load_prices())
 
 
 def per_turn(rows: list[tuple], prices: PriceTable) -> dict[str | None, Tokens]:
