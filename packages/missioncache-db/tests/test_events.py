@@ -3,6 +3,7 @@ two data roots standing for two machines (their logs copied as a sync would)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -101,6 +102,46 @@ def test_import_is_idempotent_and_counts_the_union(machines):
         events.import_events(a.conn)
         a.process_heartbeats(now=T0 + 10**6)
         assert a.time_split(task.id, now=T0 + 10**6).claude == 900
+
+
+def _message(session: str, key: str, at: float, counts: tuple) -> dict:
+    return {"rows": [(session, key, "claude-sonnet-4-5", None, None, f"{session}0", at, *counts)]}
+
+
+def test_tokens_travel_once_and_a_bad_usage_line_spoils_only_itself(machines, tmp_path):
+    """A message reaches the other machine once, however often the logs are read; one
+    whose session never reached a task stays home; a line with a negative count, a bad
+    session id or an unknown task is skipped, the good lines beside it still count."""
+    from missioncache_db.usage import insert_usage
+
+    use, carry = machines
+    with use("A") as a:
+        task = a.create_task("demo")
+        turns(a, task.id, "sa", [(0, 600)])
+        insert_usage(a.conn, [_message("sa", "m1", T0 + 10, (1000, 10, 0, 0, 0))])
+        insert_usage(a.conn, [_message("untracked", "m2", T0 + 20, (5, 5, 0, 0, 0))])
+        events.export_events(a.conn)
+        mine = a.conn.execute("SELECT uid FROM tasks").fetchone()[0]
+    logged = [e for e in events.iter_events() if e["type"] == "usage"]
+    assert [(e["key"], e["tokens"]) for e in logged] == [("m1", [1000, 10, 0, 0, 0])]
+    carry("A", "B")
+    log = next((tmp_path / "B" / "mc" / "events").iterdir()) / "extra.jsonl"
+    good = dict(logged[0], key="m3")
+    bad = [
+        dict(good, key="m4", tokens=[-1, 0, 0, 0, 0]),
+        dict(good, key="m5", session="../x"),
+        dict(good, key="m6", task="f" * 32),
+        dict(good, key="m7", tokens=[1, 2]),
+    ]
+    log.write_text("".join(json.dumps(e) + "\n" for e in [*bad, good, {"type": "usage"}]))
+    with use("B") as b:
+        events.import_events(b.conn)
+        events.import_events(b.conn)
+        here = b.get_task_by_name("demo")
+        assert b.conn.execute("SELECT uid FROM tasks").fetchone()[0] == mine
+        keys = [r[0] for r in b.conn.execute("SELECT message_key FROM usage ORDER BY 1")]
+        assert keys == ["m1", "m3"]
+        assert b.task_tokens(here.id).total == 2 * 1010
 
 
 def test_the_same_task_created_on_both_machines_is_one_task(machines):

@@ -10,10 +10,12 @@ from pathlib import Path
 from missioncache_harness.workspace import McEnv, make_env, python3
 
 # Records turns through the same library calls the hooks use (a heartbeat per prompt, a
-# turn end per Stop), at given epochs, so the tests control overlap exactly.
+# turn end per Stop, and with ``tokens`` a message's usage per turn and the ``waits``),
+# at given epochs, so the tests control overlap exactly.
 _TURNS = """
 import json, sys
 from missioncache_db import TaskDB
+from missioncache_db.usage import insert_usage
 spec = json.loads(sys.argv[1])
 with TaskDB() as db:
     task = db.get_task_by_name(spec["task"])
@@ -21,6 +23,12 @@ with TaskDB() as db:
         prompt = "%s-%d" % (spec["session"], index)
         db.record_heartbeat(task.id, spec["session"], None, start, prompt_id=prompt)
         db.record_turn_end(spec["session"], prompt, timestamp=end)
+        if spec["tokens"]:  # one message per turn, stored as Stop's usage record is
+            row = (spec["session"], prompt, "claude-sonnet-4-5", None, None, prompt, end - 1,
+                   *spec["tokens"])
+            waits = [(spec["session"], *wait) for wait in spec["waits"]]
+            insert_usage(db.conn, [{"rows": [row], "waits": waits}])
+            spec["waits"] = []
     db.process_heartbeats()
 """
 
@@ -37,8 +45,18 @@ class Machine:
             assert result.returncode == 0, (self.name, args, result.stdout, result.stderr)
         return result
 
-    def turns(self, task: str, session: str, turns: list[tuple[float, float]]) -> None:
-        spec = json.dumps({"task": task, "session": session, "turns": turns})
+    def turns(
+        self,
+        task: str,
+        session: str,
+        turns: list[tuple[float, float]],
+        tokens: tuple[int, ...] = (),
+        waits: list[tuple[float, float]] = (),  # type: ignore[assignment]
+    ) -> None:
+        """``tokens``: five counts (input, output, 5m and 1h cache writes, cache reads) of
+        one message per turn; ``waits``: (epoch, seconds) of the session's retry waits."""
+        fields = {"task": task, "session": session, "turns": turns, "tokens": list(tokens)}
+        spec = json.dumps({**fields, "waits": [list(w) for w in waits]})
         argv = [python3(), "-c", _TURNS, spec]
         result = self.env.run(argv, env=self.env.with_lib(self.plugin))
         assert result.returncode == 0, result.stderr

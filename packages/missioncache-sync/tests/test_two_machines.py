@@ -105,6 +105,22 @@ def test_rebuild_gives_the_same_figures(pair):
     assert (b.root / "tasks.db.before-rebuild").is_file()
 
 
+def test_tokens_cost_and_waits_of_both_machines_show_on_either_and_survive_a_rebuild(pair):
+    """A's two messages of 100k input tokens each, B's two of 50k, sonnet at $3 per million:
+    $0.90 and 300k tokens on either machine (each alone: $0.60 or $0.30). A 2-minute retry wait on A
+    is waiting time on B too. A rebuild from the logs keeps all of it."""
+    a, b, _ = pair
+    a.turns("demo", "sa", A_TURNS, tokens=(100_000, 0, 0, 0, 0), waits=[(T0 + 100, 120)])
+    b.turns("demo", "sb", B_TURNS, tokens=(50_000, 0, 0, 0, 0))
+    assert a.time("demo").endswith("waiting 2m, $0.60, 200k tokens, all time")
+    for machine in (a, b, a):
+        machine.cli("sync")
+    for machine in (a, b):
+        assert machine.time("demo").endswith(", waiting 2m, $0.90, 300k tokens, all time")
+    b.cli("doctor", "--rebuild", ok=False)
+    assert b.time("demo").endswith(", waiting 2m, $0.90, 300k tokens, all time")
+
+
 def test_sessions_on_b_in_its_own_clone_count_for_the_task(pair, tmp_path):
     """B's copy of the project lives at another path (same folder name, no git remote):
     B's real hooks track it as the task A created."""

@@ -7,7 +7,8 @@ two writers; tasks.db (one SQLite file per machine, never synced) is rebuilt fro
 them (``rebuild``) with the same figures.
 
 - **Export** (``export_events``) writes what this machine's tasks.db holds and its log does
-  not yet: rows with ``synced = 0`` (heartbeats, turn ends, tombstones) and tasks whose
+  not yet: rows with ``synced = 0`` (heartbeats, turn ends, tombstones; messages' tokens
+  and waits once they have their task) and tasks whose
   ``changed`` differs from ``synced``. The hooks keep writing tasks.db exactly as before;
   the sync exports before it commits, so the hot path pays nothing, and every row from
   before version 4 (or written by another tool) reaches the log once. The log is written
@@ -24,8 +25,7 @@ them (``rebuild``) with the same figures.
   union of their turns (``turns.merge``), overlap once.
 
 Event types a newer version writes and this one does not know are skipped. ``IMPORTERS``
-maps a type to its importer: per-turn usage records (issue 23) plug in there and in
-``_export_rows``.
+maps a type to its importer; ``_export_rows`` writes each type.
 """
 
 from __future__ import annotations
@@ -141,11 +141,14 @@ def _append(path: str, lines: list[str]) -> None:
 # -- export ------------------------------------------------------------------------------
 def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
     """Write this machine's new facts to its log; returns how many events were written."""
+    from missioncache_db.usage import assign_tasks
+
     with write_transaction(conn):
         conn.execute(
             "UPDATE heartbeats SET uid = lower(hex(randomblob(16))) "
             "WHERE uid IS NULL AND synced = 0"
         )
+        assign_tasks(conn)  # a message is exported once it has its task
         lines, marks = _export_rows(conn)
         if lines:
             _append(log_file(machine_id(), now), lines)
@@ -215,8 +218,42 @@ def _export_rows(conn: sqlite3.Connection) -> tuple[list[str], list[tuple[str, l
         ("UPDATE task_tombstones SET synced = 1 WHERE uid = ?", stones),
         ("UPDATE heartbeats SET synced = 1 WHERE id = ?", beats),
         ("UPDATE turn_ends SET synced = 1 WHERE id = ?", ends),
+        ("UPDATE usage SET synced = 1 WHERE id = ?", _export_usage(conn, lines)),
+        ("UPDATE waits SET synced = 1 WHERE id = ?", _export_waits(conn, lines)),
     ]
     return lines, marks
+
+
+def _export_usage(conn: sqlite3.Connection, lines: list[str]) -> list[tuple]:
+    """A line per message that has its task (an untracked session's reach no task, and no
+    log); returns the rows to mark."""
+    marked = []
+    for row in conn.execute(
+        "SELECT u.id, u.session_id, u.message_key, u.model, u.speed, u.agent, u.prompt_id, "
+        "u.epoch, u.input_tokens, u.output_tokens, u.cache_5m_tokens, u.cache_1h_tokens, "
+        "u.cache_read_tokens, t.uid FROM usage u JOIN tasks t ON t.id = u.task_id "
+        "WHERE u.synced = 0"
+    ).fetchall():
+        row_id, session, key, model, speed, agent, prompt, epoch = row[:8]
+        marked.append((row_id,))
+        lines.append(
+            _line(
+                type="usage", at=epoch, task=row[13], session=session, key=key, model=model,
+                speed=speed, agent=agent, prompt=prompt, tokens=list(row[8:13]),
+            )
+        )  # fmt: skip
+    return marked
+
+
+def _export_waits(conn: sqlite3.Connection, lines: list[str]) -> list[tuple]:
+    marked = []
+    for row_id, session, epoch, seconds, task in conn.execute(
+        "SELECT w.id, w.session_id, w.epoch, w.seconds, t.uid FROM waits w "
+        "JOIN tasks t ON t.id = w.task_id WHERE w.synced = 0"
+    ).fetchall():
+        marked.append((row_id,))
+        lines.append(_line(type="wait", at=epoch, task=task, session=session, seconds=seconds))
+    return marked
 
 
 def _fill_remote(conn: sqlite3.Connection, path: str) -> str | None:
@@ -503,11 +540,50 @@ def _import_turn_end(state: _Import, event: dict) -> bool:
     return cursor.rowcount > 0
 
 
+_INSERT_USAGE = (
+    "INSERT OR IGNORE INTO usage(session_id, message_key, model, speed, agent, prompt_id, "
+    "epoch, input_tokens, output_tokens, cache_5m_tokens, cache_1h_tokens, cache_read_tokens, "
+    "task_id, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+)
+
+
+def _import_usage(state: _Import, event: dict) -> bool:
+    """A message's tokens, checked as a spooled one is; stored once (session, message)."""
+    from missioncache_db.usage import valid_message
+
+    task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
+    tokens = event.get("tokens")
+    if task is None or session is None or not isinstance(tokens, list):
+        return False
+    fields = [event.get(name) for name in ("key", "model", "speed", "agent", "prompt")]
+    row = valid_message(session, [*fields, event["at"], *tokens])
+    if row is None:
+        return False
+    return state.conn.execute(_INSERT_USAGE, (*row, task)).rowcount > 0
+
+
+def _import_wait(state: _Import, event: dict) -> bool:
+    from missioncache_db.usage import valid_wait
+
+    task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
+    row = valid_wait(session, [event["at"], event.get("seconds")]) if session else None
+    if task is None or row is None:
+        return False
+    cursor = state.conn.execute(
+        "INSERT OR IGNORE INTO waits(session_id, epoch, seconds, task_id, synced) "
+        "VALUES (?, ?, ?, ?, 1)",
+        (*row, task),
+    )
+    return cursor.rowcount > 0
+
+
 IMPORTERS: dict[str, Callable[[_Import, dict], bool]] = {
     "task": _import_task,
     "deleted": _import_deleted,
     "heartbeat": _import_heartbeat,
     "turn_end": _import_turn_end,
+    "usage": _import_usage,
+    "wait": _import_wait,
 }
 
 

@@ -282,6 +282,23 @@ def _migrate_v6(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+# Version 7 puts tokens and waits in the event logs too (docs/sync.md): a ``synced`` flag
+# as heartbeats have (0: not in this machine's log yet), so cost merges across machines
+# and ``doctor --rebuild`` keeps it. A row is exported once it has its task.
+_V7 = """
+CREATE INDEX IF NOT EXISTS usage_unsynced ON usage(synced) WHERE synced = 0;
+CREATE INDEX IF NOT EXISTS waits_unsynced ON waits(synced) WHERE synced = 0;
+"""
+
+
+def _migrate_v7(conn: sqlite3.Connection) -> None:
+    for table in ("usage", "waits"):
+        if "synced" not in _columns(conn, table):
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN synced INTEGER NOT NULL DEFAULT 0")
+    for statement in _split(_V7):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v1,
     _migrate_v2,
@@ -289,6 +306,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v4,
     _migrate_v5,
     _migrate_v6,
+    _migrate_v7,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -53,8 +53,9 @@ def _count(value: Any) -> int | None:
     return value
 
 
-def _valid_row(session_id: str, row: Any) -> tuple | None:
-    """One spooled message ``[key, model, speed, agent, prompt, epoch, 5 counts]``."""
+def valid_message(session_id: str, row: Any) -> tuple | None:
+    """One message ``[key, model, speed, agent, prompt, epoch, 5 counts]`` checked field by
+    field (from the spool, or another machine's log), as the row to insert; None if bad."""
     if not isinstance(row, list) or len(row) != 11:
         return None
     key, model, speed, agent, prompt, epoch = row[:6]
@@ -75,7 +76,8 @@ def _valid_row(session_id: str, row: Any) -> tuple | None:
     )
 
 
-def _valid_wait(session_id: str, wait: Any) -> tuple | None:
+def valid_wait(session_id: str, wait: Any) -> tuple | None:
+    """One wait ``[epoch, seconds]`` (at most 6 hours) as the row to insert; None if bad."""
     if not isinstance(wait, list) or len(wait) != 2:
         return None
     epoch, seconds = wait
@@ -94,9 +96,9 @@ def valid_usage(raw: dict) -> dict | None:
     sid, rows = session_id_or_none(raw.get("session_id")), raw.get("m")
     if sid is None or not isinstance(rows, list):
         return None
-    checked = [_valid_row(sid, row) for row in rows]
+    checked = [valid_message(sid, row) for row in rows]
     waits = raw.get("w")
-    found = [_valid_wait(sid, w) for w in waits] if isinstance(waits, list) else []
+    found = [valid_wait(sid, w) for w in waits] if isinstance(waits, list) else []
     return {
         "type": USAGE,
         "uid": raw["uid"],
