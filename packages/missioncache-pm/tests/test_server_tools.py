@@ -97,6 +97,20 @@ def test_context_update_adds_a_dated_entry_and_replaces_next_steps(world, demo):
     assert "added a Recent Changes entry" in reply.text and "replaced Next Steps" in reply.text
 
 
+def test_only_ascii_numbered_lines_count_as_list_items(world, demo):
+    """``2. Ship`` and ``3) Rest`` are list items and stay as written; ``٣. x`` (an Arabic-Indic
+    three) is text, as in every grammar of data model section 10, and gets its bullet."""
+    lines = "2. Ship\r\n3) Rest\r٣. later\n1234567890. too long\n-nospace"
+    reply = world.call(
+        "update_context_file", {"context_file": str(demo.context_file), "recent_change": lines}
+    )
+    assert not reply.is_error, reply.text
+    entry = demo.context_file.read_text().split("## Recent Changes\n\n### ")[1]
+    assert entry.split("\n")[1:6] == [
+        "2. Ship", "3) Rest", "- ٣. later", "- 1234567890. too long", "- -nospace",
+    ]  # fmt: skip
+
+
 def test_next_steps_alone_stamps_and_keeps_recent_changes(world, demo):
     reply = world.call(
         "update_context_file",

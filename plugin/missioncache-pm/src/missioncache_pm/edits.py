@@ -16,7 +16,6 @@ tasks file itself, so nothing the caller wrote is dropped.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Union
 
@@ -24,7 +23,6 @@ from missioncache_pm.errors import PmError
 from missioncache_pm.guard import checked_file, sibling
 
 LOCK_TIMEOUT = 5.0
-_LIST_MARKER = re.compile(r"(?:[-*+]|\d+[.)])(?:[ \t]|$)")
 _SHOWN_PENDING = 15
 
 Selector = Union[str, int]
@@ -106,17 +104,38 @@ def bulleted(text: str) -> list[str]:
     thus never become a heading (which would end the entry or the section)."""
     from missioncache_context.fences import scan_fences
 
-    lines = [line.rstrip() for line in re.split(r"\r\n|\r|\n", text)]
+    lines = [line.rstrip() for line in _lines(text)]
     fences = scan_fences(lines)
     out = []
     for index, line in enumerate(lines):
         if not line.strip():
             out.append("")
-        elif fences.inside[index] or line[:1] in (" ", "\t") or _LIST_MARKER.match(line):
+        elif fences.inside[index] or line[:1] in (" ", "\t") or _is_list_item(line):
             out.append(line)
         else:
             out.append(f"- {line}")
     return out
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split as Markdown does (CRLF, CR, LF), not at every break ``splitlines`` knows."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _is_list_item(line: str) -> bool:
+    """Whether ``line`` starts a Markdown list item: ``-``, ``*`` or ``+``, or one to nine
+    ASCII digits and ``.`` or ``)`` (other scripts' digits are text, as in every grammar
+    of data model section 10), then a space, a tab or the end of the line."""
+    from missioncache_context.numbers import ASCII_DIGITS
+
+    digits = len(line) - len(line.lstrip(ASCII_DIGITS))
+    if line[:1] in ("-", "*", "+"):
+        rest = line[1:]
+    elif 1 <= digits <= 9 and line[digits : digits + 1] in (".", ")"):
+        rest = line[digits + 1 :]
+    else:
+        return False
+    return rest[:1] in ("", " ", "\t")
 
 
 def write(path: Any, transform: Callable[[str], str]) -> Written:
@@ -409,5 +428,5 @@ def _steps_lines(value: Any) -> list[str] | None:
             lines += bulleted(item)
         return lines
     if isinstance(value, str):
-        return [line.rstrip() for line in re.split(r"\r\n|\r|\n", value.strip("\n"))]
+        return [line.rstrip() for line in _lines(value.strip("\n"))]
     raise PmError("next_steps must be text or a list of strings")
