@@ -187,3 +187,20 @@ def test_waits_are_nobodys_time_and_shown_apart(db, task):
     db.process_heartbeats()
     found = db.time_split(task.id, now=T0 + 5000)
     assert tuple(found) == (360, 360, 0) and found.waiting == 240
+
+
+def test_two_sessions_waiting_in_the_same_minutes_wait_once(db, task):
+    """Two parallel 10-minute turns, both rate-limited from minute 2 to 6 (the second's
+    wait a minute longer): the task waited 5 minutes, not 9, and Claude worked 5."""
+    for session, wait in (("s1", 240.0), ("s2", 300.0)):
+        heartbeat(db, task.id, session, "p-1", T0)
+        db.conn.execute(
+            "INSERT INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, background)"
+            " VALUES (?, ?, 'p-1', ?, 'stop', 0)",
+            (f"e-{session}", session, T0 + 600),
+        )
+        for record in spool_records(session, [], [[T0 + 120, wait]]):
+            spool.append(db.spool_dir, record)
+    db.process_heartbeats()
+    found = db.time_split(task.id, now=T0 + 5000)
+    assert tuple(found) == (300, 300, 0) and found.waiting == 300

@@ -176,9 +176,9 @@ def time_split(
 
     family = family_ids(conn, task_id)
     if len(family) > 1:  # a parent with forks: the union of the family's time
-        waits = sum(waiting_seconds(conn, member, since, now) for member in family)
+        waits = waiting_seconds(conn, family, since, now)
         return family_split(conn, family, since, idle, float(tail), now).less_waiting(waits)
-    waits = waiting_seconds(conn, task_id, since, now)
+    waits = waiting_seconds(conn, [task_id], since, now)
     if since is None:
         found = summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
         return found.less_waiting(waits)
@@ -258,6 +258,6 @@ def day_splits(
         total = round(claude_seconds + turns.clipped(you, start, stop))
         claude_whole = min(total, round(claude_seconds))
         day = TimeSplit(total, claude_whole, total - claude_whole)
-        waits = sum(waiting_seconds(conn, member, start, stop) for member in family)
+        waits = waiting_seconds(conn, family, start, stop)
         out.append(day.less_waiting(waits))
     return out

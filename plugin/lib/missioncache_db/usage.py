@@ -145,17 +145,25 @@ def assign_tasks(conn: sqlite3.Connection) -> int:
 
 
 def waiting_seconds(
-    conn: sqlite3.Connection, task_id: int, since: float | None, until: float
+    conn: sqlite3.Connection, task_ids: list[int], since: float | None, until: float
 ) -> float:
-    """Seconds of the task's recorded waits (retry back-offs, usage limits) inside
-    ``[since, until]``: time that is neither Claude's nor yours (docs/time.md)."""
+    """Seconds inside ``[since, until]`` that some recorded wait (a retry back-off, a usage
+    limit) of the tasks covers: time that is neither Claude's nor yours (docs/time.md).
+    The union of the waits, as time is a union of turns: two parallel sessions (or forks,
+    or machines) rate-limited in the same minute wait one minute, not two."""
     low = -math.inf if since is None else since
-    total = 0.0
-    for epoch, seconds in conn.execute(
-        "SELECT epoch, seconds FROM waits WHERE task_id = ? AND epoch < ? ORDER BY epoch",
-        (task_id, until),
-    ):
-        total += max(0.0, min(epoch + seconds, until) - max(epoch, low))
+    marks = ",".join("?" * len(task_ids))
+    rows = conn.execute(
+        f"SELECT epoch, epoch + seconds FROM waits WHERE task_id IN ({marks}) AND epoch < ?"
+        " ORDER BY epoch",
+        (*task_ids, until),
+    ).fetchall()
+    total, reached = 0.0, low
+    for start, end in rows:
+        start, end = max(start, reached), min(end, until)
+        if end > start:
+            total += end - start
+            reached = end
     return total
 
 
