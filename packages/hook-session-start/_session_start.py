@@ -374,8 +374,10 @@ def main() -> None:
     try:
         respond(ident, payload)
     finally:  # after the answer is out: the pull never competes with it (docs/sync.md)
+        from missioncache_hookio.dashboard_left import tidy_in_background
         from missioncache_sync.hooks import start_auto
 
+        tidy_in_background()  # a killed dashboard's hooks go before the first prompt
         start_auto("start")  # detached; this hook never waits for it
 
 

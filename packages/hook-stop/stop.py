@@ -31,6 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from missioncache_hookio.payload import Identity
     from missioncache_state.ids import SessionId
 
 
@@ -101,7 +102,7 @@ def record_tokens(
 
 
 def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, text_field, well_typed
+    from missioncache_hookio.payload import identity, read_payload, well_typed
 
     payload = read_payload()
     if payload is None or not well_typed(payload):
@@ -114,24 +115,35 @@ def main() -> None:
     from missioncache_sync.hooks import start_auto
 
     start_auto("stop")  # one stat when sync is off; a detached, debounced push when on
-    if payload.get("stop_hook_active"):
-        return
+    from missioncache_hookio.dashboard_left import tidy_in_background
+
+    notes = [tidy_in_background()]  # a killed dashboard's hooks: out, and said so
+    if not payload.get("stop_hook_active"):
+        notes.append(save_reminder(payload, ident))
+    message = " · ".join(note for note in notes if note)
+    if message:
+        from missioncache_hookio.output import emit_json, hook_json
+
+        emit_json(hook_json("Stop", system_message=message))
+
+
+def save_reminder(payload: dict[str, Any], ident: Identity) -> str:
+    """The reminder when Claude edited files of a task in this exchange, else ""."""
+    from missioncache_hookio.payload import text_field
+
     if not ident.transcript_path:
-        return
+        return ""
     from missioncache_transcript import find_edits
 
     edits = find_edits(ident.transcript_path, prompt_id=text_field(payload, "prompt_id"))
     if not edits:
-        return
+        return ""
     from missioncache_db import find_task
 
     task = find_task(ident.cwd, ident.session_id, BUSY_TIMEOUT)
     if task is None or not os.path.isfile(task.context_path):
-        return
-    from missioncache_hookio.output import emit_json, hook_json
-
-    message = reminder(task.name, [edit.file_path for edit in edits], ident.cwd)
-    emit_json(hook_json("Stop", system_message=message))
+        return ""
+    return reminder(task.name, [edit.file_path for edit in edits], ident.cwd)
 
 
 if __name__ == "__main__":

@@ -150,3 +150,44 @@ def test_stop_takes_out_the_hooks_a_killed_dashboard_left(mc_plugin, mc_env, mc_
     assert settings.read_bytes() == USER_SETTINGS
     assert "nothing to do" not in run(mc_plugin, mc_env, "uninstall")
     assert settings.read_bytes() == USER_SETTINGS
+
+
+def _stop_hook(mc_plugin, mc_env, cwd) -> str:
+    """The built plugin's Stop hook, as Claude Code runs it; the human's line ("" if none)."""
+    from missioncache_harness.workspace import python3
+
+    payload = {"session_id": "s-dash", "hook_event_name": "Stop", "cwd": str(cwd)}
+    done = subprocess.run(
+        [python3(), "-S", str(mc_plugin / "hooks" / "stop.py")],
+        input=json.dumps(payload), env=mc_env.env, capture_output=True, text=True, timeout=30,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return json.loads(done.stdout)["systemMessage"] if done.stdout.strip() else ""
+
+
+def test_the_first_stop_after_a_kill_takes_the_hooks_out_and_says_so(
+    mc_plugin, mc_env, mc_task, tmp_path
+):
+    """Without anyone running `dashboard stop`: the Stop hook of the turn that showed
+    `hook failed` says why and takes the hooks out (a detached `dashboard tidy`); while
+    a dashboard serves, Stop leaves its hooks alone and says nothing of them."""
+    import time
+
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    port = dash_kit.free_port()
+    run(mc_plugin, mc_env, "install", "--port", str(port))
+    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+        assert "dashboard" not in _stop_hook(mc_plugin, mc_env, tmp_path)
+        time.sleep(1.0)
+        assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()  # still wired
+        running.process.kill()
+        running.process.communicate()
+    told = _stop_hook(mc_plugin, mc_env, tmp_path)
+    assert f"the dashboard (port {port}) stopped without taking its http hooks out" in told
+    deadline = time.monotonic() + 20
+    while settings.read_bytes() != USER_SETTINGS and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert settings.read_bytes() == USER_SETTINGS  # exact bytes back
+    assert _stop_hook(mc_plugin, mc_env, tmp_path) == ""  # told once

@@ -12,7 +12,8 @@ command line runs under the user's own Python with the standard library only. So
   offline first, like the ``pm`` server; without uv it says how to get it.
 - ``start`` serves in the background and prints the URL (what ``/missioncache:dashboard``
   runs); a dashboard already running is reused. ``stop`` ends it, and takes out the http
-  hooks a dashboard that was killed left wired.
+  hooks a dashboard that was killed left wired; ``tidy`` only does the latter (the hooks
+  start it when they find such hooks).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Callable
 
 DEFAULT_PORT = 8787
 START_WAIT_SECONDS = 60.0  # uvx may first have to build the package into its cache
-ACTIONS = ("serve", "start", "stop", "install", "uninstall")
+ACTIONS = ("serve", "start", "stop", "install", "uninstall", "tidy")
 
 
 def plugin_root() -> str:
@@ -156,6 +157,18 @@ def stop() -> int:
     return 0
 
 
+def tidy() -> int:
+    """Take out the http hooks a dead dashboard left wired, and nothing else: what the
+    hooks start, detached, when they find them (``missioncache_hookio.dashboard_left``);
+    a dashboard that answers keeps its hooks and is never signalled."""
+    _importable()
+    from missioncache_dashboard.running import running
+
+    if running() is None:
+        _unwire_left_over()
+    return 0
+
+
 def _unwire_left_over() -> None:
     """A dashboard that died without its shutdown (killed, a crash) left its http hooks
     wired: each shows ``hook failed`` under every prompt and edit until they go."""
@@ -191,6 +204,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         return start(args.port)
     if args.action == "stop":
         return stop()
+    if args.action == "tidy":
+        return tidy()
     return serve(args.port)
 
 
