@@ -119,14 +119,17 @@ def cmd_time(args: argparse.Namespace) -> int:
         except sqlite3.OperationalError:
             pass
         split = db.time_split(task.id, args.period)
-        forks = [(fork.name, db.time_split(fork.id, args.period)) for fork in db.forks_of(task.id)]
+        forks = [
+            (fork.name, db.time_split(fork.id, args.period), db.task_tokens(fork.id, args.period))
+            for fork in db.forks_of(task.id)
+        ]
         tokens = db.task_tokens(task.id, args.period)
     label = PERIOD_LABELS[args.period]
     waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
     with_forks = " with its forks (overlap counted once)" if forks else ""
     print(f"{task.name}: {format_split(split)}{waiting}{cost_part(tokens)}, {label}{with_forks}")
-    for name, fork_split in forks:
-        print(f"  fork {name}: {format_split(fork_split)}")
+    for name, fork_split, fork_tokens in forks:
+        print(f"  fork {name}: {format_split(fork_split)}{cost_part(fork_tokens)}")
     return 0
 
 
