@@ -5,46 +5,26 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 
 import pytest
 
 from missioncache_db.forks import FORK_LINE, fork_of_line
+from missioncache_harness.forks import repo_with_worktrees as make_worktrees
+from missioncache_harness.forks import require_git
 from missioncache_state.bindings import read_session_binding, write_session_binding
 
 NOW = 1_800_000_000.0
-
-
-def git(*args, cwd):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 @pytest.fixture
 def repo_with_worktrees(tmp_path):
     """A repository with a commit and two linked worktrees (``wa`` beside it, ``wb``
     inside it, as Claude Code's own ``.claude/worktrees`` are)."""
-    if shutil.which("git") is None:
-        if os.environ.get("CI"):
-            pytest.fail("git is needed for the worktree tests")
-        pytest.skip("git is not installed")
+    require_git("the worktree tests")
     main = tmp_path / "work" / "main"
-    main.mkdir(parents=True)
-    git("init", "-q", cwd=main)
-    git(
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "i",
-        cwd=main,
-    )
-    git("worktree", "add", "-q", str(tmp_path / "work" / "wa"), cwd=main)
-    git("worktree", "add", "-q", str(main / ".claude" / "worktrees" / "wb"), cwd=main)
-    return main, tmp_path / "work" / "wa", main / ".claude" / "worktrees" / "wb"
+    wa, wb = tmp_path / "work" / "wa", main / ".claude" / "worktrees" / "wb"
+    make_worktrees(main, wa, wb)
+    return main, wa, wb
 
 
 # -- create ----------------------------------------------------------------------------
