@@ -13,6 +13,8 @@ script is tested the same way: a real process of the BUILT plugin, JSON on stdin
 - ``mc_hook(payload)`` runs the script a hook package names by overriding ``mc_hook_script`` and
   asserts the hook boundary held (exit 0, no traceback); ``mc_query``/``mc_execute`` reach
   tasks.db directly; ``mc_cli`` runs the bundled command.
+- ``mc_chromium``: headless Chromium's path (``browser.find_chromium``), once per session;
+  skips without one, fails with ``CI`` set.
 - Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
 - ``MISSIONCACHE_HOOK_PYTHON=/path/to/python3.9``: hooks and bare ``python3`` children run
   under that interpreter (a ``python3`` link put first on PATH), the tests themselves do not.
@@ -227,6 +229,20 @@ def mc_python(mc_plugin: Path, mc_env: McEnv) -> Iterator[Any]:
         if proc.poll() is None:
             proc.kill()
         proc.communicate()  # waits and closes the stdout pipe
+
+
+@pytest.fixture(scope="session")
+def mc_chromium() -> str:
+    """Chromium for the browser tests: skipped where it is missing, except in CI (``CI``
+    set), where a missing browser is a failure (``.ci/run`` installs Debian's ``chromium``)."""
+    from missioncache_harness.browser import find_chromium
+
+    found = find_chromium()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI never skips this")
+    return found
 
 
 def spooled(mc_env: McEnv) -> list:
