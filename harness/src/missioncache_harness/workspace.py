@@ -71,6 +71,18 @@ def make_env(root: Path, base: Mapping[str, str] | None = None) -> McEnv:
     return McEnv(home=home, claude_dir=claude, data_root=data, env=env)
 
 
+def make_cli_env(root: Path) -> McEnv:
+    """A home under ``root`` for the real interactive CLI (``terminal.Terminal``): its
+    ``~/.claude`` and data root made, and ``env`` only HOME, MISSIONCACHE_ROOT and PATH, so
+    Claude Code and MissionCache find ``~/.claude`` from HOME, as on a user's machine."""
+    home = root / "home"
+    claude, data = home / ".claude", home / ".missioncache"
+    claude.mkdir(parents=True)
+    data.mkdir()
+    env = {"HOME": str(home), "MISSIONCACHE_ROOT": str(data), "PATH": os.environ["PATH"]}
+    return McEnv(home=home, claude_dir=claude, data_root=data, env=env)
+
+
 def build_plugin(out: Path) -> Path:
     """Build the plugin into ``out`` with the repository's build script; return the tree."""
     script = build_script()
