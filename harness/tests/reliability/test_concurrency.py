@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from reliability_kit import (
+from missioncache_harness.reliability import (
     breadcrumb_only,
     fire_event,
     heartbeats,
@@ -15,7 +15,6 @@ from reliability_kit import (
     wait_for,
     wait_for_lock_waiter,
 )
-
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text
 

@@ -20,7 +20,9 @@ import sys
 import time
 
 import pytest
-from reliability_kit import (
+
+from missioncache_harness.children import wait_heartbeat_children
+from missioncache_harness.reliability import (
     EVENTS,
     SESSION_ID,
     breadcrumb_only,
@@ -33,8 +35,6 @@ from reliability_kit import (
     wait_for,
     wait_for_lock_waiter,
 )
-
-from missioncache_harness.children import wait_heartbeat_children
 
 
 def checkpoint(db) -> bytes:
@@ -248,9 +248,8 @@ def test_plugin_directory_vanishes(scene, mc_plugin, tmp_path):
     real commands (with ``|| true``) exit 0 and block nothing; the same commands without
     the suffix WOULD block (python exits 2 on a missing script), which shows the suffix is
     what protects the prompt and the compaction."""
-    from reliability_kit import strict
-
     from missioncache_harness.plugin import load_plugin
+    from missioncache_harness.reliability import strict
 
     copy = tmp_path / "installed" / "missioncache"
     shutil.copytree(mc_plugin, copy)
@@ -267,9 +266,8 @@ def test_plugin_directory_vanishes(scene, mc_plugin, tmp_path):
 def test_library_directory_vanishes_mid_update(scene, mc_plugin, tmp_path):
     """Half-replaced plugin: scripts present, bundled libraries gone. The ImportError
     guard exits 0 in silence."""
-    from reliability_kit import strict
-
     from missioncache_harness.plugin import load_plugin
+    from missioncache_harness.reliability import strict
 
     copy = tmp_path / "installed" / "missioncache"
     shutil.copytree(mc_plugin, copy)
@@ -300,9 +298,8 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, mc_plugin, tmp_
     it still exits 0, within its timeout, and the context file is whole."""
     import threading
 
-    from reliability_kit import strict
-
     from missioncache_harness.plugin import load_plugin
+    from missioncache_harness.reliability import strict
     from missioncache_state.lock import FileLock
 
     copy = tmp_path / "installed" / "missioncache"
