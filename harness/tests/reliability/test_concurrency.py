@@ -17,6 +17,7 @@ from missioncache_harness.reliability import (
 )
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text
+from missioncache_state.lock import lock_file_for
 
 SESSIONS = 16
 
@@ -78,7 +79,9 @@ def test_user_edit_that_landed_before_the_read_survives(scene, strict_plugin):
             target=lambda: result.update(fired=fire_event(strict_plugin, scene, "PreCompact"))
         )
         worker.start()
-        assert wait_for_lock_waiter(scene.context), "PreCompact never waited for the lock"
+        assert wait_for_lock_waiter(lock_file_for(scene.context)), (
+            "PreCompact never waited for the lock"
+        )
         text = scene.context.read_text(encoding="utf-8")
         scene.context.write_text(text + "\nUSER EDIT WHILE THE HOOK WAITED\n", encoding="utf-8")
     worker.join(timeout=60)

@@ -35,6 +35,7 @@ from missioncache_harness.reliability import (
     wait_for,
     wait_for_lock_waiter,
 )
+from missioncache_state.lock import lock_file_for
 
 
 def checkpoint(db) -> bytes:
@@ -314,7 +315,9 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, mc_plugin, tmp_
         )
         worker.start()
         # The hook is past its imports and waiting for the lock before its plugin disappears.
-        assert wait_for_lock_waiter(scene.context), "PreCompact never waited for the lock"
+        assert wait_for_lock_waiter(lock_file_for(scene.context)), (
+            "PreCompact never waited for the lock"
+        )
         shutil.rmtree(copy)
     worker.join(timeout=60)
     assert breadcrumb_only(result["fired"]) == []
