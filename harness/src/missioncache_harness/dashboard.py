@@ -125,31 +125,29 @@ def serving(plugin: Path, mc_env: McEnv, port: int | None = None) -> Iterator[Ru
                 process.communicate()
 
 
+def _payload(cwd: Path, session: str, event: str, mode: str, **fields: object) -> dict:
+    """The fields every hook's body starts with (contract section 1), then ``fields``."""
+    common = {"session_id": session, "transcript_path": str(cwd / "t.jsonl"), "cwd": str(cwd)}
+    return {**common, "permission_mode": mode, "hook_event_name": event, **fields}
+
+
 def edit_payload(cwd: Path, tool_use_id: str = "toolu_01", session: str = SID) -> dict:
     """A PostToolUse body as Claude Code posts it for a Write (contract sections 1, 6)."""
-    return {
-        "session_id": session,
-        "transcript_path": str(cwd / "t.jsonl"),
-        "cwd": str(cwd),
-        "permission_mode": "acceptEdits",
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Write",
-        "tool_input": {"file_path": str(cwd / "a.txt"), "content": "hello\n"},
-        "tool_response": {"type": "create", "filePath": str(cwd / "a.txt")},
-        "tool_use_id": tool_use_id,
-    }
+    return _payload(
+        cwd,
+        session,
+        "PostToolUse",
+        "acceptEdits",
+        tool_name="Write",
+        tool_input={"file_path": str(cwd / "a.txt"), "content": "hello\n"},
+        tool_response={"type": "create", "filePath": str(cwd / "a.txt")},
+        tool_use_id=tool_use_id,
+    )
 
 
 def prompt_payload(cwd: Path, prompt: str = "make the login work", session: str = SID) -> dict:
-    return {
-        "session_id": session,
-        "transcript_path": str(cwd / "t.jsonl"),
-        "cwd": str(cwd),
-        "permission_mode": "default",
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt,
-        "prompt_id": PROMPT_ID,
-    }
+    """A UserPromptSubmit body as Claude Code posts it (contract section 1)."""
+    return _payload(cwd, session, "UserPromptSubmit", "default", prompt=prompt, prompt_id=PROMPT_ID)
 
 
 def session_row(running: Running, session: str = SID) -> dict | None:

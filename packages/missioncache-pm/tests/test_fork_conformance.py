@@ -7,21 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from missioncache_harness.claude_cli import (
-    MCP_START_TIMEOUT,
-    install_from_marketplace,
-    mcp_server_env,
-    requires_claude,
-    run_turn,
-    uv_cache_dir,
-)
+from missioncache_harness import claude_cli
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
 from missioncache_harness.forks import repo_with_worktrees
 
-pytestmark = [pytest.mark.conformance, requires_claude]
+pytestmark = [pytest.mark.conformance, claude_cli.requires_claude]
 
 TOOL = "mcp__plugin_missioncache_pm__"
-UV_CACHE = uv_cache_dir()  # asked at import, before any test changes the environment
+UV_CACHE = claude_cli.uv_cache_dir()  # asked at import, before any test changes the environment
 
 
 def test_a_shared_save_in_one_worktree_is_reported_by_the_other_sessions_load(
@@ -41,17 +34,17 @@ def test_a_shared_save_in_one_worktree_is_reported_by_the_other_sessions_load(
         db.create_task("shop", repo=main)
         db.create_fork("shop", "fa", wa)
         fb = db.create_fork("shop", "fb", wb)
-    install_from_marketplace(mc_plugin, tmp_path / "market", home)
-    env = {"MISSIONCACHE_ROOT": str(root), **mcp_server_env(UV_CACHE)}
+    claude_cli.install_from_marketplace(mc_plugin, tmp_path / "market", home)
+    env = {"MISSIONCACHE_ROOT": str(root), **claude_cli.mcp_server_env(UV_CACHE)}
 
     def turn(prompt, api, cwd, **options):
-        return run_turn(
+        return claude_cli.run_turn(
             prompt,
             home=home,
             cwd=cwd,
             fake_api=api,
             env_extra=env,
-            timeout=MCP_START_TIMEOUT + 120,
+            timeout=claude_cli.MCP_START_TIMEOUT + 120,
             **options,
         ).check()
 
