@@ -1,20 +1,13 @@
-"""Fixtures for the simulator's own tests: an isolated environment and a probe-plugin factory.
-
-``conformance_kit`` (the simulator-vs-CLI observations of
-``test_simulator_matches_the_real_cli.py``) is importable because this directory is put on
-``sys.path``: pytest runs with ``--import-mode=importlib``."""
+"""Fixtures for the simulator's own tests: an isolated environment and a probe-plugin factory."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from missioncache_harness.probes import cli_probe_plugin, probe_plugin
 from missioncache_harness.workspace import make_env
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture(scope="session")

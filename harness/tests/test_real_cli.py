@@ -26,6 +26,7 @@ from missioncache_harness.claude_cli import (
     claude_env,
     claude_version,
     find_claude,
+    install_from_marketplace,
     load_transcript,
     requires_claude,
     run_claude,
@@ -292,24 +293,22 @@ def test_marketplace_install_runs_hooks_without_plugin_dir(tmp_path: Path, cli_p
         tmp_path / "w",
         tmp_path / "log",
     )
-    shutil.copytree(cli_probe, market / "plugin")
-    catalog = {
-        "name": "mc-probe-market",
-        "owner": {"name": "MissionCache tests"},
-        "metadata": {"description": "Probe marketplace"},
-        "plugins": [{"name": "mc-probe", "source": "./plugin", "description": "Probe"}],
-    }
-    (market / ".claude-plugin").mkdir()
-    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
     work.mkdir()
-    run_claude(["plugin", "marketplace", "add", str(market)], home=home).check()
-    run_claude(
-        ["plugin", "install", "mc-probe@mc-probe-market", "--scope", "user"], home=home
-    ).check()
+    root = install_from_marketplace(
+        cli_probe,
+        market,
+        home,
+        name="mc-probe",
+        marketplace="mc-probe-market",
+        folder="plugin",
+        about="Probe marketplace",
+        summary="Probe",
+    )
     with FakeAnthropicAPI() as api:
         run_turn("hi", home=home, cwd=work, fake_api=api, env_extra=probe_env(log, {})).check()
     entries = hook_log(log)
     assert [e["event"] for e in entries][:2] == ["SessionStart", "UserPromptSubmit"]
+    assert root == market / "plugin"
     assert entries[0]["env"]["CLAUDE_PLUGIN_ROOT"] == str(market / "plugin")
 
 

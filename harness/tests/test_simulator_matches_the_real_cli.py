@@ -2,10 +2,10 @@
 
 Each scenario is played twice: through `Session` (the simulator) and through `claude -p` against
 the fake API (offline), one CLI process per step. Both sides are reduced to a
-`conformance_kit.Observation` per step: the stdin each hook got (names, types, fixed values),
-the hook texts that reached the model (exact prefixes), the systemMessage lines recorded for the
-human, the hook records of the transcript, what was blocked, and the compaction instructions. Any
-disagreement fails the step's test with the list of differences.
+`missioncache_harness.conformance.Observation` per step: the stdin each hook got (names, types,
+fixed values), the hook texts that reached the model (exact prefixes), the systemMessage lines
+recorded for the human, the hook records of the transcript, what was blocked, and the compaction
+instructions. Any disagreement fails the step's test with the list of differences.
 
 Layer (a): the probe plugin (`probes.cli_probe_plugin`), whose output per event is set per step
 (exit codes 0/1/2 and JSON on SessionStart, UserPromptSubmit, Stop and PreCompact).
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import conformance_kit as cf
 import pytest
 
+from missioncache_harness import conformance as cf
 from missioncache_harness.claude_cli import (
     ClaudeRun,
     claude_version,

@@ -46,6 +46,9 @@ QUIET_ENV = {
 }
 # Parent variables that would leak a real account, config dir or session into a run.
 STRIPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE")
+# How long a run waits for the plugin's ``pm`` server: uvx installs ``mcp`` and its
+# dependencies on first use, which a cold uv cache downloads.
+MCP_START_TIMEOUT = 300.0
 
 
 class ClaudeRunError(AssertionError):
@@ -268,3 +271,54 @@ def run_turn(
     else:
         args += ["--session-id", session_id or str(uuid.uuid4())]
     return run_claude([*args, *extra_args], **options)
+
+
+def install_from_marketplace(
+    plugin: str | os.PathLike[str],
+    market: Path,
+    home: str | os.PathLike[str],
+    *,
+    name: str = "missioncache",
+    marketplace: str = "mc-local",
+    folder: str | None = None,
+    about: str = "MissionCache, built from this checkout",
+    summary: str = "MC",
+) -> Path:
+    """Install ``plugin`` as a user does: a copy in a local marketplace at ``market`` (in
+    ``market/<folder>``, by default the plugin's name), added to ``home``'s Claude Code and
+    installed at user scope as ``name@marketplace``. Returns the copy, the plugin's root."""
+    copy = market / (folder or name)
+    shutil.copytree(plugin, copy)
+    catalog = {
+        "name": marketplace,
+        "owner": {"name": "MissionCache tests"},
+        "metadata": {"description": about},
+        "plugins": [{"name": name, "source": f"./{copy.name}", "description": summary}],
+    }
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
+    run_claude(["plugin", "marketplace", "add", str(market)], home=home).check()
+    run_claude(["plugin", "install", f"{name}@{marketplace}", "--scope", "user"], home=home).check()
+    return copy
+
+
+def uv_cache_dir() -> str | None:
+    """The developer's uv cache (``$UV_CACHE_DIR``, else ``uv cache dir``), or None without
+    uv. Ask before a test changes HOME: the runs share it so only the first one downloads."""
+    if os.environ.get("UV_CACHE_DIR"):
+        return os.environ["UV_CACHE_DIR"]
+    uv = shutil.which("uv")
+    if uv is None:
+        return None
+    done = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() or None
+
+
+def mcp_server_env(uv_cache: str | None) -> dict[str, str]:
+    """What a run that starts the plugin's ``pm`` server (through uvx) adds to its
+    environment: Claude Code's ``MCP_TIMEOUT`` raised to ``MCP_START_TIMEOUT``, and the
+    shared uv cache when there is one."""
+    env = {"MCP_TIMEOUT": str(int(MCP_START_TIMEOUT * 1000))}
+    if uv_cache:
+        env["UV_CACHE_DIR"] = uv_cache
+    return env

@@ -13,6 +13,12 @@ script is tested the same way: a real process of the BUILT plugin, JSON on stdin
 - ``mc_hook(payload)`` runs the script a hook package names by overriding ``mc_hook_script`` and
   asserts the hook boundary held (exit 0, no traceback); ``mc_query``/``mc_execute`` reach
   tasks.db directly; ``mc_cli`` runs the bundled command.
+- ``mc_roots``: ``(data_root, claude_dir)`` set in this process's environment (no session
+  id), for a library's in-process tests; ``mc_workdir``: a directory standing for a repository.
+- ``mc_bare``: a bare ``python3 -S`` (``.python``, ``.module``, ``.spawn``, ``.env``) that
+  finds only the sources a package's conftest names by overriding ``mc_sources``.
+- ``mc_chromium``: headless Chromium's path (``browser.find_chromium``), once per session;
+  skips without one, fails with ``CI`` set.
 - Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
 - ``MISSIONCACHE_HOOK_PYTHON=/path/to/python3.9``: hooks and bare ``python3`` children run
   under that interpreter (a ``python3`` link put first on PATH), the tests themselves do not.
@@ -33,8 +39,10 @@ import pytest
 
 from missioncache_harness.locate import build_script
 from missioncache_harness.workspace import (
+    Bare,
     McEnv,
     McTask,
+    bare,
     build_plugin,
     create_task,
     make_env,
@@ -78,6 +86,40 @@ def pytest_configure(config: pytest.Config) -> None:
         register()
     except ImportError:  # Hypothesis is a dev dependency; without it there is nothing to set
         pass
+
+
+@pytest.fixture
+def mc_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A private data root and Claude dir, the way every library test isolates its state:
+    ``MISSIONCACHE_ROOT`` and ``CLAUDE_CONFIG_DIR`` point at them (not yet made), and no
+    ``CLAUDE_SESSION_ID``/``CLAUDE_CODE_SESSION_ID`` leaks in. Returns ``(data, claude)``."""
+    data = tmp_path / "mc"
+    claude = tmp_path / "claude"
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(data))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    return data, claude
+
+
+@pytest.fixture
+def mc_workdir(tmp_path: Path) -> Path:
+    """A directory outside the data root that stands for a user's repository."""
+    path = tmp_path / "work" / "repo"
+    path.mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def mc_sources() -> tuple[str, ...]:
+    """The workspace packages ``mc_bare`` finds; a package's conftest overrides it."""
+    pytest.fail("override the `mc_sources` fixture in the package's conftest.py")
+
+
+@pytest.fixture
+def mc_bare(mc_roots: tuple[Path, Path], mc_sources: tuple[str, ...]) -> Bare:
+    """A bare ``python3 -S`` in ``mc_roots`` that finds only ``mc_sources``' code."""
+    return bare(*mc_roots, mc_sources)
 
 
 @pytest.fixture
@@ -227,6 +269,20 @@ def mc_python(mc_plugin: Path, mc_env: McEnv) -> Iterator[Any]:
         if proc.poll() is None:
             proc.kill()
         proc.communicate()  # waits and closes the stdout pipe
+
+
+@pytest.fixture(scope="session")
+def mc_chromium() -> str:
+    """Chromium for the browser tests: skipped where it is missing, except in CI (``CI``
+    set), where a missing browser is a failure (``.ci/run`` installs Debian's ``chromium``)."""
+    from missioncache_harness.browser import find_chromium
+
+    found = find_chromium()
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI never skips this")
+    return found
 
 
 def spooled(mc_env: McEnv) -> list:

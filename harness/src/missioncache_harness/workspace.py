@@ -14,8 +14,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from missioncache_harness.locate import build_script
+from missioncache_harness.locate import build_script, repo_root
 
 # Variables that would leak the developer's own Claude or MissionCache state into a test.
 _LEAKY_PREFIXES = ("CLAUDE", "MISSIONCACHE", "ANTHROPIC", "ITERM_", "TERM_SESSION_ID", "WT_SESSION")
@@ -69,6 +70,80 @@ def make_env(root: Path, base: Mapping[str, str] | None = None) -> McEnv:
     env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(claude), MISSIONCACHE_ROOT=str(data))
     env.setdefault("PATH", os.defpath)
     return McEnv(home=home, claude_dir=claude, data_root=data, env=env)
+
+
+def make_cli_env(root: Path) -> McEnv:
+    """A home under ``root`` for the real interactive CLI (``terminal.Terminal``): its
+    ``~/.claude`` and data root made, and ``env`` only HOME, MISSIONCACHE_ROOT and PATH, so
+    Claude Code and MissionCache find ``~/.claude`` from HOME, as on a user's machine."""
+    home = root / "home"
+    claude, data = home / ".claude", home / ".missioncache"
+    claude.mkdir(parents=True)
+    data.mkdir()
+    env = {"HOME": str(home), "MISSIONCACHE_ROOT": str(data), "PATH": os.environ["PATH"]}
+    return McEnv(home=home, claude_dir=claude, data_root=data, env=env)
+
+
+def sources_path(*packages: str) -> str:
+    """A PYTHONPATH of the workspace packages' ``src`` folders, e.g. ``"missioncache-db"``."""
+    root = repo_root()
+    if root is None:
+        raise FileNotFoundError("not in a MissionCache checkout: no packages/ to put on PYTHONPATH")
+    return os.pathsep.join(str(root / "packages" / name / "src") for name in packages)
+
+
+@dataclass
+class Bare:
+    """A bare interpreter (``python3 -S``) that finds only the sources on ``env``'s
+    PYTHONPATH, in an isolated data root and Claude dir: how the hooks' children run."""
+
+    env: dict[str, str]
+
+    def python(
+        self, code: str, *args: str, cwd: Any = None, env: Any = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess:
+        """Run ``python3 -S -c CODE ARGS``; returns the finished process (text output)."""
+        return self._run(["-c", code, *args], cwd, env, timeout)
+
+    def module(
+        self, name: str, *args: str, cwd: Any = None, env: Any = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess:
+        """Run ``python3 -S -m NAME ARGS`` as a user (or a hook's child) would."""
+        return self._run(["-m", name, *args], cwd, env, timeout)
+
+    def spawn(self, code: str, *args: object, **kwargs: Any) -> subprocess.Popen:
+        """Start ``python3 -S -c CODE ARGS`` (for tests that need processes at once)."""
+        argv = [python3(), "-S", "-c", code, *map(str, args)]
+        return subprocess.Popen(argv, env=self.env, text=True, **kwargs)
+
+    def _run(
+        self, argv: list[str], cwd: Any, env: Any, timeout: float
+    ) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [python3(), "-S", *argv],
+            cwd=cwd,
+            env={**self.env, **(env or {})},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+
+def bare(data_root: Path, claude_dir: Path, packages: Sequence[str]) -> Bare:
+    """A ``Bare`` whose PYTHONPATH is ``packages``' sources; the parent's Claude,
+    MissionCache, Python and coverage variables are left out."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("CLAUDE", "MISSIONCACHE", "PYTHON", "COV"))
+    }
+    env.update(
+        PYTHONPATH=sources_path(*packages),
+        MISSIONCACHE_ROOT=str(data_root),
+        CLAUDE_CONFIG_DIR=str(claude_dir),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    return Bare(env)
 
 
 def build_plugin(out: Path) -> Path:

@@ -1,19 +1,13 @@
-"""Fixtures of the reliability suite; the helpers live in ``reliability_kit`` (importable
-because this directory is put on ``sys.path``: the workspace runs pytest with
-``--import-mode=importlib``, under which a conftest cannot be imported by tests)."""
+"""Fixtures of the reliability suite; its helpers are ``missioncache_harness.reliability``."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from reliability_kit import Scene, make_scene, strict
-
 from missioncache_harness.plugin import Plugin, load_plugin
+from missioncache_harness.reliability import Scene, make_scene, strict
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ import os
 import sqlite3
 
 import pytest
-from reliability_kit import EVENTS, SESSION_ID, TASK, diff, fire_raw, snapshot
 
+from missioncache_harness.reliability import EVENTS, SESSION_ID, TASK, diff, fire_raw, snapshot
 from missioncache_harness.workspace import create_task
 
 HOSTILE_SESSION_IDS = [

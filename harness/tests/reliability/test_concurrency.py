@@ -6,7 +6,7 @@ import os
 import threading
 import time
 
-from reliability_kit import (
+from missioncache_harness.reliability import (
     breadcrumb_only,
     fire_event,
     heartbeats,
@@ -15,9 +15,9 @@ from reliability_kit import (
     wait_for,
     wait_for_lock_waiter,
 )
-
 from missioncache_harness.session import Session
 from missioncache_harness.tools import Text
+from missioncache_state.lock import lock_file_for
 
 SESSIONS = 16
 
@@ -79,7 +79,9 @@ def test_user_edit_that_landed_before_the_read_survives(scene, strict_plugin):
             target=lambda: result.update(fired=fire_event(strict_plugin, scene, "PreCompact"))
         )
         worker.start()
-        assert wait_for_lock_waiter(scene.context), "PreCompact never waited for the lock"
+        assert wait_for_lock_waiter(lock_file_for(scene.context)), (
+            "PreCompact never waited for the lock"
+        )
         text = scene.context.read_text(encoding="utf-8")
         scene.context.write_text(text + "\nUSER EDIT WHILE THE HOOK WAITED\n", encoding="utf-8")
     worker.join(timeout=60)

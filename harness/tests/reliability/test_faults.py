@@ -20,7 +20,9 @@ import sys
 import time
 
 import pytest
-from reliability_kit import (
+
+from missioncache_harness.children import wait_heartbeat_children
+from missioncache_harness.reliability import (
     EVENTS,
     SESSION_ID,
     breadcrumb_only,
@@ -33,8 +35,7 @@ from reliability_kit import (
     wait_for,
     wait_for_lock_waiter,
 )
-
-from missioncache_harness.children import wait_heartbeat_children
+from missioncache_state.lock import lock_file_for
 
 
 def checkpoint(db) -> bytes:
@@ -248,9 +249,8 @@ def test_plugin_directory_vanishes(scene, mc_plugin, tmp_path):
     real commands (with ``|| true``) exit 0 and block nothing; the same commands without
     the suffix WOULD block (python exits 2 on a missing script), which shows the suffix is
     what protects the prompt and the compaction."""
-    from reliability_kit import strict
-
     from missioncache_harness.plugin import load_plugin
+    from missioncache_harness.reliability import strict
 
     copy = tmp_path / "installed" / "missioncache"
     shutil.copytree(mc_plugin, copy)
@@ -267,9 +267,8 @@ def test_plugin_directory_vanishes(scene, mc_plugin, tmp_path):
 def test_library_directory_vanishes_mid_update(scene, mc_plugin, tmp_path):
     """Half-replaced plugin: scripts present, bundled libraries gone. The ImportError
     guard exits 0 in silence."""
-    from reliability_kit import strict
-
     from missioncache_harness.plugin import load_plugin
+    from missioncache_harness.reliability import strict
 
     copy = tmp_path / "installed" / "missioncache"
     shutil.copytree(mc_plugin, copy)
@@ -300,9 +299,8 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, mc_plugin, tmp_
     it still exits 0, within its timeout, and the context file is whole."""
     import threading
 
-    from reliability_kit import strict
-
     from missioncache_harness.plugin import load_plugin
+    from missioncache_harness.reliability import strict
     from missioncache_state.lock import FileLock
 
     copy = tmp_path / "installed" / "missioncache"
@@ -317,7 +315,9 @@ def test_plugin_vanishes_while_a_hook_runs(scene, strict_plugin, mc_plugin, tmp_
         )
         worker.start()
         # The hook is past its imports and waiting for the lock before its plugin disappears.
-        assert wait_for_lock_waiter(scene.context), "PreCompact never waited for the lock"
+        assert wait_for_lock_waiter(lock_file_for(scene.context)), (
+            "PreCompact never waited for the lock"
+        )
         shutil.rmtree(copy)
     worker.join(timeout=60)
     assert breadcrumb_only(result["fired"]) == []

@@ -17,7 +17,8 @@ import threading
 import time
 
 import pytest
-from reliability_kit import (
+
+from missioncache_harness.reliability import (
     EVENTS,
     LONG_PROFILE,
     fire_event,

@@ -23,7 +23,8 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_kit import (
+
+from missioncache_harness.reliability import (
     FUZZ_EXAMPLES,
     LONG_PROFILE,
     SESSION_ID,

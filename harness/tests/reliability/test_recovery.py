@@ -18,7 +18,9 @@ import subprocess
 import sys
 
 import pytest
-from reliability_kit import (
+
+from missioncache_harness.children import wait_heartbeat_children
+from missioncache_harness.reliability import (
     SESSION_ID,
     TASK,
     breadcrumb_only,
@@ -26,8 +28,6 @@ from reliability_kit import (
     heartbeats,
     process_heartbeats,
 )
-
-from missioncache_harness.children import wait_heartbeat_children
 
 PROMPTS = 3  # counted prompts per broken database, from the bound session
 BROKEN_KINDS = ["garbage", "truncated", "zeroed-pages", "directory", "fifo"]

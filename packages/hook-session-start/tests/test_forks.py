@@ -5,7 +5,6 @@ SessionStart, the status line, the save helper and the command line run as proce
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import time
@@ -13,39 +12,18 @@ from pathlib import Path
 
 import pytest
 
+from missioncache_harness.forks import repo_with_worktrees, require_git
 from missioncache_harness.workspace import python3
-
-
-def git(*args, cwd):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 @pytest.fixture
 def forked(mc_plugin, mc_env, tmp_path):
     """``(main, wa, wb)``: a repository, two worktrees, task ``par`` with forks ``fa``
     (tied to ``wa``) and ``fb`` (tied to ``wb``), created with ``missioncache fork``."""
-    if shutil.which("git") is None:
-        if os.environ.get("CI"):
-            pytest.fail("git is needed for the fork tests")
-        pytest.skip("git is not installed")
+    require_git("the fork tests")
     work = (tmp_path / "work").resolve()
     main, wa, wb = work / "main", work / "wa", work / "wb"
-    main.mkdir(parents=True)
-    git("init", "-q", cwd=main)
-    git(
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "i",
-        cwd=main,
-    )
-    git("worktree", "add", "-q", str(wa), cwd=main)
-    git("worktree", "add", "-q", str(wb), cwd=main)
+    repo_with_worktrees(main, wa, wb)
     cli(mc_plugin, mc_env, "create-task", "par", "--repo", str(main))
     cli(mc_plugin, mc_env, "fork", "par", "fa", "--repo", str(wa))
     cli(mc_plugin, mc_env, "fork", "par", "fb", "--repo", str(wb))

@@ -32,24 +32,24 @@ def user_error(done):
     return lines[0]
 
 
-def test_create_task_with_repo_dot_from_a_bare_interpreter(cli, roots, workdir):
-    data, _ = roots
-    out = ok(cli("create-task", "demo", "--repo", ".", cwd=workdir))
+def test_create_task_with_repo_dot_from_a_bare_interpreter(cli, mc_roots, mc_workdir):
+    data, _ = mc_roots
+    out = ok(cli("create-task", "demo", "--repo", ".", cwd=mc_workdir))
     assert "active/demo" in out
     assert (data / "active" / "demo" / "demo-context.md").is_file()
     assert (data / "active" / "demo" / "demo-tasks.md").is_file()
     with TaskDB() as db:
         (task,) = db.list_tasks()
-        assert task.repo_path == os.path.realpath(workdir)
+        assert task.repo_path == os.path.realpath(mc_workdir)
 
 
-def test_create_task_options_and_list(cli, workdir):
-    ok(cli("create-task", "parent", "--jira", "PROJ-7", "--repo", str(workdir)))
+def test_create_task_options_and_list(cli, mc_workdir):
+    ok(cli("create-task", "parent", "--jira", "PROJ-7", "--repo", str(mc_workdir)))
     ok(cli("create-task", "child", "--parent", "parent"))
     header, *out = ok(cli("list")).splitlines()
     assert header.split() == ["ID", "STATUS", "TASK", "JIRA", "REPOSITORY"]
     assert len(out) == 2
-    assert "parent" in out[0] and "PROJ-7" in out[0] and os.path.realpath(workdir) in out[0]
+    assert "parent" in out[0] and "PROJ-7" in out[0] and os.path.realpath(mc_workdir) in out[0]
     assert "parent/child" in out[1] and "active" in out[1]
     assert out[0].index("PROJ-7") == header.index("JIRA")  # columns line up under the header
     ok(cli("status", "child", "paused"))
@@ -94,10 +94,10 @@ def test_ambiguous_name_asks_for_parent(cli):
     assert ok(cli("time", "b/same")).strip() == "same: 0s (Claude 0s, you 0s), all time"
 
 
-def test_heartbeat_auto_time_and_process(cli, workdir):
-    ok(cli("create-task", "demo", "--repo", str(workdir)))
+def test_heartbeat_auto_time_and_process(cli, mc_workdir):
+    ok(cli("create-task", "demo", "--repo", str(mc_workdir)))
     for _ in range(2):
-        done = cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s-1"})
+        done = cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": "s-1"})
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     assert ok(cli("process-heartbeats")).strip() == "processed 2 heartbeats"
     assert ok(cli("process-heartbeats")).strip() == "processed 0 heartbeats"
@@ -108,30 +108,30 @@ def test_heartbeat_auto_time_and_process(cli, workdir):
     assert rows == [("s-1", 1), ("s-1", 1)]
 
 
-def test_unusable_database_is_one_line_for_other_commands(cli, roots):
-    data, _ = roots
+def test_unusable_database_is_one_line_for_other_commands(cli, mc_roots):
+    data, _ = mc_roots
     data.mkdir(parents=True)
     (data / "tasks.db").write_bytes(b"this is not a database" * 100)
     assert "tasks.db" in user_error(cli("list"))
 
 
-def test_bind_and_unbind(cli, workdir):
+def test_bind_and_unbind(cli, mc_workdir):
     ok(cli("create-task", "demo"))
-    ok(cli("create-task", "other", "--repo", str(workdir)))
+    ok(cli("create-task", "other", "--repo", str(mc_workdir)))
     ok(cli("bind", "sess-7", "demo"))
     binding = read_session_binding("sess-7")
     with TaskDB() as db:
         demo = db.get_task_by_name("demo")
         assert binding["taskId"] == demo.id and binding["projectName"] == "demo"
-        assert db.find_task_for_cwd(workdir, "sess-7") == demo
+        assert db.find_task_for_cwd(mc_workdir, "sess-7") == demo
     assert "unbound" in ok(cli("unbind", "sess-7"))
     assert read_session_binding("sess-7") is None
     assert "was not bound" in ok(cli("unbind", "sess-7"))
 
 
 @pytest.mark.parametrize("sid", ["../x", "a/b", "s" * 300, "."])
-def test_bind_with_hostile_session_id_writes_nothing(cli, roots, sid):
-    _, claude = roots
+def test_bind_with_hostile_session_id_writes_nothing(cli, mc_roots, sid):
+    _, claude = mc_roots
     ok(cli("create-task", "demo"))
     assert "invalid session id" in user_error(cli("bind", sid, "demo"))
     assert "invalid session id" in user_error(cli("unbind", sid))
@@ -145,8 +145,8 @@ def test_help_works(cli):
         assert command in out
 
 
-def test_main_in_process(roots, capsys, workdir):
-    assert main(["create-task", "inproc", "--repo", str(workdir)]) == 0
+def test_main_in_process(mc_roots, capsys, mc_workdir):
+    assert main(["create-task", "inproc", "--repo", str(mc_workdir)]) == 0
     assert "active/inproc" in capsys.readouterr().out
     assert main(["create-task", "inproc"]) == 1
     err = capsys.readouterr().err
@@ -167,7 +167,7 @@ def test_module_entry_point_matches_console_script():
     assert json.dumps(sys.version_info[:2])  # the suite itself runs on 3.11+
 
 
-def test_bind_refuses_a_closed_task(db, workdir, cli):
+def test_bind_refuses_a_closed_task(db, mc_workdir, cli):
     """A binding with a folder is trusted to name an open task (the hooks' shortcut), so
     ``bind`` must not write one for a closed task: Stop would keep using it."""
     task = db.create_task("done")
@@ -175,7 +175,7 @@ def test_bind_refuses_a_closed_task(db, workdir, cli):
     refused = cli("bind", SID, "done")
     assert refused.returncode == 1
     assert "done is completed" in refused.stderr and "status done active" in refused.stderr
-    assert bound_task(SID) is None and find_task(str(workdir), SID) is None
+    assert bound_task(SID) is None and find_task(str(mc_workdir), SID) is None
 
 
 def test_the_database_package_has_no_command_line():

@@ -19,9 +19,9 @@ def ok(done):
 
 
 @pytest.fixture
-def demo(roots, workdir):
+def demo(mc_roots, mc_workdir):
     with TaskDB() as db:
-        return db.create_task("demo", repo=workdir)
+        return db.create_task("demo", repo=mc_workdir)
 
 
 def break_database(data):
@@ -46,12 +46,12 @@ def heartbeats(task_id):
 # -- heartbeats while the database is broken --------------------------------------------------
 
 
-def test_heartbeats_wait_in_the_spool_while_the_database_is_broken(cli, roots, demo, workdir):
+def test_heartbeats_wait_in_the_spool_while_the_database_is_broken(cli, mc_roots, demo, mc_workdir):
     """Before: the heartbeat was dropped with a stderr line nobody reads."""
-    data, _ = roots
+    data, _ = mc_roots
     break_database(data)
     for sid in ("s-1", "s-2"):
-        done = cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": sid})
+        done = cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": sid})
         assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
     assert len(os.listdir(data / "spool")) == 2  # one spool file per writer process
     restore_database(data)
@@ -59,10 +59,10 @@ def test_heartbeats_wait_in_the_spool_while_the_database_is_broken(cli, roots, d
     assert not [n for n in os.listdir(data / "spool") if n.endswith((".jsonl", ".claimed"))]
 
 
-def test_a_bound_session_keeps_its_task_even_from_another_directory(cli, roots, demo, tmp_path):
+def test_a_bound_session_keeps_its_task_even_from_another_directory(cli, mc_roots, demo, tmp_path):
     from missioncache_state.bindings import write_session_binding
 
-    data, _ = roots
+    data, _ = mc_roots
     write_session_binding("s-9", "demo", demo.id)
     break_database(data)
     ok(cli("heartbeat-auto", cwd=tmp_path, env={"CLAUDE_SESSION_ID": "s-9"}))
@@ -72,8 +72,8 @@ def test_a_bound_session_keeps_its_task_even_from_another_directory(cli, roots, 
     assert heartbeats(demo.id) == [("s-9",)]
 
 
-def test_a_spooled_heartbeat_outside_any_task_is_dropped_at_ingest(cli, roots, demo, tmp_path):
-    data, _ = roots
+def test_a_spooled_heartbeat_outside_any_task_is_dropped_at_ingest(cli, mc_roots, demo, tmp_path):
+    data, _ = mc_roots
     break_database(data)
     ok(cli("heartbeat-auto", cwd=tmp_path, env={"CLAUDE_SESSION_ID": "s-3"}))
     restore_database(data)
@@ -82,10 +82,10 @@ def test_a_spooled_heartbeat_outside_any_task_is_dropped_at_ingest(cli, roots, d
         assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 0
 
 
-def test_a_busy_database_still_spools_with_its_task(cli, roots, demo, workdir):
+def test_a_busy_database_still_spools_with_its_task(cli, mc_roots, demo, mc_workdir):
     with TaskDB() as db:
         db.conn.execute("BEGIN IMMEDIATE")
-        ok(cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s-4"}))
+        ok(cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": "s-4"}))
         db.conn.execute("ROLLBACK")
     assert heartbeats(demo.id) == [("s-4",)]
 
@@ -93,23 +93,23 @@ def test_a_busy_database_still_spools_with_its_task(cli, roots, demo, workdir):
 # -- doctor ------------------------------------------------------------------------------------
 
 
-def test_doctor_on_a_healthy_setup(cli, roots, demo):
+def test_doctor_on_a_healthy_setup(cli, mc_roots, demo):
     out = ok(cli("doctor"))
     assert "ok       database:" in out and "1 task(s)" in out
     assert out.rstrip().endswith("no problems found")
 
 
-def test_doctor_before_setup_creates_nothing(cli, roots):
-    data, _ = roots
+def test_doctor_before_setup_creates_nothing(cli, mc_roots):
+    data, _ = mc_roots
     out = ok(cli("doctor"))
     assert "not set up yet" in out
     assert not (data / "tasks.db").exists()
 
 
-def test_doctor_names_a_corrupt_database_in_plain_words(cli, roots, demo, workdir):
-    data, _ = roots
+def test_doctor_names_a_corrupt_database_in_plain_words(cli, mc_roots, demo, mc_workdir):
+    data, _ = mc_roots
     break_database(data)
-    ok(cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s-1"}))
+    ok(cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": "s-1"}))
     done = cli("doctor")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "cannot be used: it is not a SQLite database" in done.stdout
@@ -118,18 +118,20 @@ def test_doctor_names_a_corrupt_database_in_plain_words(cli, roots, demo, workdi
     assert (data / "tasks.db").read_bytes().startswith(b"garbage")  # never "repaired" away
 
 
-def test_doctor_folds_in_waiting_heartbeats_once_the_database_works(cli, roots, demo, workdir):
-    data, _ = roots
+def test_doctor_folds_in_waiting_heartbeats_once_the_database_works(
+    cli, mc_roots, demo, mc_workdir
+):
+    data, _ = mc_roots
     break_database(data)
-    ok(cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s-1"}))
+    ok(cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": "s-1"}))
     restore_database(data)
     out = ok(cli("doctor"))
     assert "fixed    spool: folded in waiting heartbeats (1 processed)" in out
     assert heartbeats(demo.id) == [("s-1",)]
 
 
-def test_doctor_reports_a_fifo_in_the_spool_without_blocking(cli, roots, demo):
-    data, _ = roots
+def test_doctor_reports_a_fifo_in_the_spool_without_blocking(cli, mc_roots, demo):
+    data, _ = mc_roots
     (data / "spool").mkdir(exist_ok=True)
     os.mkfifo(data / "spool" / "123-abc.jsonl")
     done = cli("doctor", timeout=30)
@@ -137,10 +139,10 @@ def test_doctor_reports_a_fifo_in_the_spool_without_blocking(cli, roots, demo):
     assert "123-abc.jsonl is not a heartbeat file" in done.stdout
 
 
-def test_doctor_reports_what_the_spool_set_aside_every_time(cli, roots, demo):
+def test_doctor_reports_what_the_spool_set_aside_every_time(cli, mc_roots, demo):
     """A line no ingest can take is quarantined by the spool and named by doctor, on every
     run (the quarantine folder itself is not mistaken for a foreign entry)."""
-    data, _ = roots
+    data, _ = mc_roots
     (data / "spool").mkdir(exist_ok=True)
     deep = "[" * 5000 + "]" * 5000
     good = {"uid": "ab" * 8, "task_id": demo.id, "epoch": 1.7e9, "session_id": "s-1"}
@@ -153,7 +155,7 @@ def test_doctor_reports_what_the_spool_set_aside_every_time(cli, roots, demo):
     assert heartbeats(demo.id) == [("s-1",)]  # the good line of the same file was kept
 
 
-def test_doctor_offers_the_ways_out_for_a_vanished_task_folder(cli, roots, demo):
+def test_doctor_offers_the_ways_out_for_a_vanished_task_folder(cli, mc_roots, demo):
     shutil.rmtree(demo.directory)
     done = cli("doctor")
     assert done.returncode == 1
@@ -162,7 +164,7 @@ def test_doctor_offers_the_ways_out_for_a_vanished_task_folder(cli, roots, demo)
         assert way in done.stdout
 
 
-def test_doctor_removes_bindings_to_no_task_and_keeps_the_others(cli, roots, demo):
+def test_doctor_removes_bindings_to_no_task_and_keeps_the_others(cli, mc_roots, demo):
     from missioncache_state.bindings import write_session_binding
     from missioncache_state.locations import projects_dir
 
@@ -177,7 +179,7 @@ def test_doctor_removes_bindings_to_no_task_and_keeps_the_others(cli, roots, dem
     assert sorted(os.listdir(projects_dir())) == ["live.json", "not-ours.txt"]
 
 
-def test_doctor_removes_a_binding_to_a_closed_task(cli, roots, demo):
+def test_doctor_removes_a_binding_to_a_closed_task(cli, mc_roots, demo):
     """Closing a task removes its bindings; one left behind (the removal failed) would keep
     the hooks' binding shortcut tracking the closed task, so doctor removes it."""
     from missioncache_state.atomic import write_json_atomic
@@ -191,8 +193,8 @@ def test_doctor_removes_a_binding_to_a_closed_task(cli, roots, demo):
     assert not os.path.exists(os.path.join(projects_dir(), "left.json"))
 
 
-def test_doctor_checks_only_our_settings_and_removes_the_legacy_rules(cli, roots, demo):
-    _, claude = roots
+def test_doctor_checks_only_our_settings_and_removes_the_legacy_rules(cli, mc_roots, demo):
+    _, claude = mc_roots
     claude.mkdir(exist_ok=True)
     settings = {
         "statusLine": {"type": "command", "command": "python3 /gone/missioncache/statusline.py"},
@@ -212,7 +214,7 @@ def test_doctor_checks_only_our_settings_and_removes_the_legacy_rules(cli, roots
 # -- close / delete / recreate -----------------------------------------------------------------
 
 
-def test_recreate_close_and_delete_a_task_whose_folder_is_gone(cli, roots, demo, workdir):
+def test_recreate_close_and_delete_a_task_whose_folder_is_gone(cli, mc_roots, demo, mc_workdir):
     shutil.rmtree(demo.directory)
     out = ok(cli("recreate", "demo"))
     assert f"recreated {demo.context_file}" in out
@@ -227,13 +229,13 @@ def test_recreate_close_and_delete_a_task_whose_folder_is_gone(cli, roots, demo,
     assert demo.context_file.is_file()  # the user's notes are never deleted
 
 
-def test_a_closed_task_is_no_longer_tracked(cli, roots, demo, workdir):
+def test_a_closed_task_is_no_longer_tracked(cli, mc_roots, demo, mc_workdir):
     ok(cli("close", "demo", "--status", "archived"))
     with TaskDB() as db:
-        assert db.find_task_for_cwd(workdir, None) is None
+        assert db.find_task_for_cwd(mc_workdir, None) is None
 
 
-def test_the_database_error_words(roots):
+def test_the_database_error_words(mc_roots):
     from missioncache_db.health import is_broken, plain_reason
 
     assert not is_broken(sqlite3.OperationalError("database is locked"))
@@ -242,7 +244,9 @@ def test_the_database_error_words(roots):
     assert "SQLite reports" in plain_reason(sqlite3.DatabaseError("something\nnew"))
 
 
-def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(cli, roots, demo, workdir):
+def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(
+    cli, mc_roots, demo, mc_workdir
+):
     """The time ``delete`` says it forgets includes heartbeats still in the spool, and they
     go with the task: SQLite gives the next task the freed id, so a heartbeat folded in
     after the delete would count for that new task."""
@@ -256,13 +260,13 @@ def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(cli, roots,
     assert refused.returncode == 1 and "its recorded time (3m)" in refused.stderr
     assert "deleted demo (3m of recorded time)" in ok(cli("delete", "demo", "--yes"))
     with TaskDB() as db:
-        again = db.create_task("again", repo=workdir)
+        again = db.create_task("again", repo=mc_workdir)
         assert again.id == demo.id  # the freed id is given again
         db.process_heartbeats()
         assert db.time_invested(again.id) == 0
 
 
-def test_doctor_removes_a_binding_whose_task_id_no_database_row_can_hold(cli, roots, demo):
+def test_doctor_removes_a_binding_whose_task_id_no_database_row_can_hold(cli, mc_roots, demo):
     from missioncache_state.atomic import write_json_atomic
     from missioncache_state.locations import projects_dir
 
@@ -275,16 +279,16 @@ def test_doctor_removes_a_binding_whose_task_id_no_database_row_can_hold(cli, ro
 
 
 def test_heartbeats_of_an_outage_wait_until_their_task_is_registered_again(
-    cli, roots, demo, workdir
+    cli, mc_roots, demo, mc_workdir
 ):
     """Issue 20, defect 6: recovery.md's own steps (move the broken tasks.db aside, run
     doctor, register the task again) folded the outage's heartbeats with "0 processed",
     emptied the spool and said "fixed": the time was gone. Now they wait, doctor says how
     many, and they are counted once the task is back."""
-    data, _ = roots
+    data, _ = mc_roots
     break_database(data)
     for sid in ("s-1", "s-2", "s-3"):
-        ok(cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": sid}))
+        ok(cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": sid}))
     (data / "tasks.db").rename(data / "tasks.db.broken")  # recovery.md: move it aside
     (data / "elsewhere").mkdir()
     with TaskDB() as db:  # a fresh database, before the task is registered again
@@ -294,7 +298,7 @@ def test_heartbeats_of_an_outage_wait_until_their_task_is_registered_again(
     assert "(0 processed)" not in out
     assert ok(cli("doctor")).count("3 heartbeat(s)") == 1  # still waiting, not lost
     with TaskDB() as db:
-        again = db.create_task("demo", repo=workdir)
+        again = db.create_task("demo", repo=mc_workdir)
     assert sorted(heartbeats(again.id)) == [("s-1",), ("s-2",), ("s-3",)]
     out = ok(cli("doctor"))
     assert "wait for their task" not in out

@@ -18,11 +18,11 @@ def tree(root) -> set:
     return {os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs}
 
 
-def leave_traces(cli, roots, workdir, tmp_path) -> dict:
+def leave_traces(cli, mc_roots, mc_workdir, tmp_path) -> dict:
     """What a few sessions leave: a task, bindings, a health record, a spool entry, a
     terminal map, uv's build of the server, a status line."""
-    data, claude = roots
-    ok(cli("create-task", "demo", "--repo", str(workdir)))
+    data, claude = mc_roots
+    ok(cli("create-task", "demo", "--repo", str(mc_workdir)))
     state = claude / "hooks" / "state"
     for kind in ("projects", "pm-server", "divergence"):
         (state / kind).mkdir(parents=True, exist_ok=True)
@@ -47,9 +47,9 @@ def leave_traces(cli, roots, workdir, tmp_path) -> dict:
     return {"UV_CACHE_DIR": str(cache)}
 
 
-def test_dry_run_lists_every_path_and_changes_nothing(cli, roots, workdir, tmp_path):
-    env = leave_traces(cli, roots, workdir, tmp_path)
-    data, claude = roots
+def test_dry_run_lists_every_path_and_changes_nothing(cli, mc_roots, mc_workdir, tmp_path):
+    env = leave_traces(cli, mc_roots, mc_workdir, tmp_path)
+    data, claude = mc_roots
     before = tree(data) | tree(claude) | tree(tmp_path / "uv-cache")
     out = ok(cli("uninstall", "--purge", "--dry-run", env=env))
     after = tree(data) | tree(claude) | tree(tmp_path / "uv-cache")
@@ -72,9 +72,9 @@ def test_dry_run_lists_every_path_and_changes_nothing(cli, roots, workdir, tmp_p
     assert out.rstrip().endswith("claude plugin uninstall missioncache@missioncache")
 
 
-def test_uninstall_keeps_the_data_and_purge_removes_it(cli, roots, workdir, tmp_path):
-    env = leave_traces(cli, roots, workdir, tmp_path)
-    data, claude = roots
+def test_uninstall_keeps_the_data_and_purge_removes_it(cli, mc_roots, mc_workdir, tmp_path):
+    env = leave_traces(cli, mc_roots, mc_workdir, tmp_path)
+    data, claude = mc_roots
     out = ok(cli("uninstall", env=env))
     state = claude / "hooks" / "state"
     assert not (state / "projects").exists() and not (claude / "hooks-state.db").exists()

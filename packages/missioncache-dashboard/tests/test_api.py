@@ -8,8 +8,8 @@ import socket
 import sqlite3
 import subprocess
 
-import dash_kit
-from dash_kit import SID
+from missioncache_harness import dashboard as dash
+from missioncache_harness.dashboard import SID
 
 
 def test_tasks_api_names_the_task(dashboard, mc_task):
@@ -22,24 +22,24 @@ def test_tasks_api_names_the_task(dashboard, mc_task):
 
 
 def test_edit_count_hook_shows_in_sessions(dashboard, mc_task):
-    status, body = dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo))
+    status, body = dashboard.post("/api/hooks/edit-count", dash.edit_payload(mc_task.repo))
     assert (status, body) == (200, {})
-    row = dash_kit.session_row(dashboard)
+    row = dash.session_row(dashboard)
     assert row is not None and row["edit_count"] == 1
     assert row["task"] == mc_task.name  # resolved from the payload's cwd
     # The same tool call posted again counts once; another one counts.
-    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo))
-    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo, "toolu_02"))
-    assert dash_kit.session_row(dashboard)["edit_count"] == 2
+    dashboard.post("/api/hooks/edit-count", dash.edit_payload(mc_task.repo))
+    dashboard.post("/api/hooks/edit-count", dash.edit_payload(mc_task.repo, "toolu_02"))
+    assert dash.session_row(dashboard)["edit_count"] == 2
 
 
 def test_hooks_answer_empty_json_to_anything(dashboard, mc_task):
     for body in (None, [], {"session_id": "../../etc"}, {"tool_name": "Read", "session_id": SID}):
         assert dashboard.post("/api/hooks/edit-count", body) == (200, {})
         assert dashboard.post("/api/hooks/heartbeat", body) == (200, {})
-    read = dict(dash_kit.edit_payload(mc_task.repo), tool_name="Read")
+    read = dict(dash.edit_payload(mc_task.repo), tool_name="Read")
     dashboard.post("/api/hooks/edit-count", read)
-    assert dash_kit.session_row(dashboard) is None  # a Read is no edit
+    assert dash.session_row(dashboard) is None  # a Read is no edit
     assert dashboard.post("/api/hooks/task-created", {"name": "x"}) == (200, {})
 
 
@@ -51,9 +51,9 @@ def test_foreign_host_and_origin_are_refused(dashboard, mc_task):
     localhost = {"Host": f"localhost:{dashboard.port}"}
     assert dashboard.request("GET", "/api/health", headers=localhost)[0] == 200
     foreign = {"Origin": "http://evil.example"}
-    payload = dash_kit.edit_payload(mc_task.repo)
+    payload = dash.edit_payload(mc_task.repo)
     assert dashboard.post("/api/hooks/edit-count", payload, headers=foreign)[0] == 403
-    assert dash_kit.session_row(dashboard) is None  # nothing was counted
+    assert dash.session_row(dashboard) is None  # nothing was counted
     own = {"Origin": dashboard.url}
     assert dashboard.post("/api/hooks/edit-count", payload, headers=own) == (200, {})
 
@@ -81,7 +81,7 @@ def test_unknown_task_is_404_and_no_path_is_served(dashboard):
 
 def test_port_in_use_is_one_clear_sentence(mc_plugin, mc_env, dashboard):
     done = subprocess.run(
-        dash_kit.command(mc_plugin, "--port", str(dashboard.port)),
+        dash.command(mc_plugin, "--port", str(dashboard.port)),
         env=dashboard.env,
         capture_output=True,
         text=True,
@@ -105,7 +105,7 @@ def test_context_file_is_rendered_escaped(dashboard, mc_env, mc_task):
 def test_heartbeat_from_both_paths_counts_once(dashboard, mc_plugin, mc_env, mc_task):
     """The command hook's heartbeat-auto and the http heartbeat record the same prompt:
     one row in tasks.db, whichever comes first."""
-    env = dict(mc_env.env, CLAUDE_SESSION_ID=SID, MISSIONCACHE_PROMPT_ID=dash_kit.PROMPT_ID)
+    env = dict(mc_env.env, CLAUDE_SESSION_ID=SID, MISSIONCACHE_PROMPT_ID=dash.PROMPT_ID)
     env["PYTHONPATH"] = str(mc_plugin / "lib")
     subprocess.run(
         ["python3", "-S", "-m", "missioncache_db", "heartbeat-auto"],
@@ -114,26 +114,26 @@ def test_heartbeat_from_both_paths_counts_once(dashboard, mc_plugin, mc_env, mc_
         check=True,
         timeout=30,
     )
-    assert dashboard.post("/api/hooks/heartbeat", dash_kit.prompt_payload(mc_task.repo)) == (
+    assert dashboard.post("/api/hooks/heartbeat", dash.prompt_payload(mc_task.repo)) == (
         200,
         {},
     )
-    dashboard.post("/api/hooks/heartbeat", dash_kit.prompt_payload(mc_task.repo))
-    row = dash_kit.session_row(dashboard)
+    dashboard.post("/api/hooks/heartbeat", dash.prompt_payload(mc_task.repo))
+    row = dash.session_row(dashboard)
     assert row["turn_running"] and row["last_prompt"] == "make the login work"
     with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
         rows = conn.execute(
             "SELECT COUNT(*) FROM heartbeats WHERE session_id = ? AND prompt_id = ?",
-            (SID, dash_kit.PROMPT_ID),
+            (SID, dash.PROMPT_ID),
         ).fetchone()
     assert rows == (1,)
-    stop = dict(dash_kit.prompt_payload(mc_task.repo), hook_event_name="Stop")
+    stop = dict(dash.prompt_payload(mc_task.repo), hook_event_name="Stop")
     dashboard.post("/api/hooks/heartbeat", stop)
-    assert not dash_kit.session_row(dashboard)["turn_running"]
+    assert not dash.session_row(dashboard)["turn_running"]
 
 
 def test_http_heartbeat_alone_is_recorded(dashboard, mc_env, mc_task):
-    dashboard.post("/api/hooks/heartbeat", dash_kit.prompt_payload(mc_task.repo))
+    dashboard.post("/api/hooks/heartbeat", dash.prompt_payload(mc_task.repo))
     for _ in range(100):  # recorded after the answer was sent
         with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
             count = conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0]
@@ -143,7 +143,7 @@ def test_http_heartbeat_alone_is_recorded(dashboard, mc_env, mc_task):
 
         time.sleep(0.05)
     assert count == 1
-    assert dash_kit.session_row(dashboard)["task"] == mc_task.name
+    assert dash.session_row(dashboard)["task"] == mc_task.name
 
 
 def test_edits_made_before_the_dashboard_ran_come_from_the_transcript(dashboard, mc_env, mc_task):
@@ -167,8 +167,8 @@ def test_edits_made_before_the_dashboard_ran_come_from_the_transcript(dashboard,
         ),
     ]
     (folder / f"{SID}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    dashboard.post("/api/hooks/edit-count", dash_kit.edit_payload(mc_task.repo, "toolu_3"))
-    assert dash_kit.session_row(dashboard)["edit_count"] == 3  # Edit, Write, MultiEdit
+    dashboard.post("/api/hooks/edit-count", dash.edit_payload(mc_task.repo, "toolu_3"))
+    assert dash.session_row(dashboard)["edit_count"] == 3  # Edit, Write, MultiEdit
 
 
 def test_the_page_itself_names_the_task(dashboard, mc_task):

@@ -7,34 +7,24 @@ browser is a failure: ``.ci/run`` installs Debian's ``chromium``.
 
 from __future__ import annotations
 
-import os
-
-import dash_kit
 import pytest
+
+from missioncache_harness import browser
+from missioncache_harness import dashboard as dash
 
 LIVE_WAIT_MS = 10_000  # the page shows a hook event within 2 s; this only bounds a hang
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    found = dash_kit.chromium_path()
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
-        pytest.skip("chromium is not installed (apt-get install chromium); CI never skips this")
-    return found
-
-
 @pytest.fixture
 def world(mc_plugin, mc_env, mc_repo):
-    ids = dash_kit.demo_world(mc_plugin, mc_env, mc_repo)
-    with dash_kit.serving(mc_plugin, mc_env) as running:
+    ids = dash.demo_world(mc_plugin, mc_env, mc_repo)
+    with dash.serving(mc_plugin, mc_env) as running:
         yield running, ids
 
 
-def test_task_list_renders_and_a_hook_event_shows_live(chromium, world, mc_repo, tmp_path):
+def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_repo, tmp_path):
     running, ids = world
-    with dash_kit.browser_page(chromium) as (page, errors):
+    with browser.browser_page(mc_chromium) as (page, errors):
         page.goto(running.url + "/")
         rows = page.locator("#tasks tbody tr")
         rows.first.wait_for()
@@ -48,21 +38,21 @@ def test_task_list_renders_and_a_hook_event_shows_live(chromium, world, mc_repo,
         page.locator("#live-state", has_text="live").wait_for(timeout=LIVE_WAIT_MS)
         page.evaluate("window.__same_page = true")
 
-        dash_kit.live_session(running, mc_repo)
-        row = page.locator(f'#sessions tr[data-session="{dash_kit.SID}"]')
+        dash.live_session(running, mc_repo)
+        row = page.locator(f'#sessions tr[data-session="{dash.SID}"]')
         row.locator("td.edits", has_text="2").wait_for(timeout=LIVE_WAIT_MS)
         text = row.inner_text()
         assert "billing-export" in text and "turn running" in text
         assert "add refunds to the CSV totals" in text
         assert page.evaluate("window.__same_page") is True  # updated without a reload
-        dash_kit.screenshot(page, tmp_path / "dashboard.png")
+        dash.screenshot(page, tmp_path / "dashboard.png")
         assert (tmp_path / "dashboard.png").stat().st_size > 10_000
         assert errors == []
 
 
-def test_task_page_shows_the_context_escaped(chromium, world):
+def test_task_page_shows_the_context_escaped(mc_chromium, world):
     running, ids = world
-    with dash_kit.browser_page(chromium) as (page, errors):
+    with browser.browser_page(mc_chromium) as (page, errors):
         page.goto(f"{running.url}/#/task/{ids['billing-export']}")
         markdown = page.locator("#task .markdown")
         markdown.locator("h1").wait_for()
@@ -77,12 +67,12 @@ def test_task_page_shows_the_context_escaped(chromium, world):
         assert errors == []
 
 
-def test_dom_dumped_at_load_names_every_task(chromium, world, tmp_path):
+def test_dom_dumped_at_load_names_every_task(mc_chromium, world, tmp_path):
     """``chromium --headless --dump-dom``, with no waiting for scripts, names each task."""
     import subprocess
 
     running, ids = world
-    argv = [chromium, *dash_kit.CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    argv = [mc_chromium, *browser.FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     done = subprocess.run(
         [*argv, "--dump-dom", running.url + "/"],
         capture_output=True,

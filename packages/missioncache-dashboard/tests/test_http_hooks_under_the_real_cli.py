@@ -21,21 +21,16 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import dash_kit
 import pytest
 
+from missioncache_harness import dashboard as dash
 from missioncache_harness.claude_cli import requires_claude
 from missioncache_harness.fake_api import FakeAnthropicAPI, ToolUse
-from missioncache_harness.workspace import McEnv, create_task
-
-# The interactive-terminal driver lives with the status line's tests, which need it first.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "missioncache-statusline" / "tests"))
-
-from statusline_kit import Terminal, tmux_available
+from missioncache_harness.terminal import Terminal, tmux_available
+from missioncache_harness.workspace import create_task, make_cli_env
 
 pytestmark = [
     pytest.mark.conformance,
@@ -67,25 +62,22 @@ def turn(terminal: Terminal, api: FakeAnthropicAPI, work: Path, name: str) -> st
     return terminal.wait_for(lambda screen: f"Done {name}." in screen, 90)
 
 
-def stop(running: dash_kit.Running, how: int) -> None:
+def stop(running: dash.Running, how: int) -> None:
     running.process.send_signal(how)
     running.process.communicate(timeout=30)
 
 
 def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plugin):
-    home, work = tmp_path / "home", tmp_path / "work"
+    work = tmp_path / "work"
     work.mkdir()
     work = work.resolve()
-    claude_dir, data = home / ".claude", home / ".missioncache"
-    claude_dir.mkdir(parents=True)
-    data.mkdir()
-    base = {"HOME": str(home), "MISSIONCACHE_ROOT": str(data), "PATH": os.environ["PATH"]}
-    env = McEnv(home, claude_dir, data, base)
+    env = make_cli_env(tmp_path)
+    home, claude_dir, data = env.home, env.claude_dir, env.data_root
     create_task(mc_plugin, env, "demo-task", work)
     settings = claude_dir / "settings.json"
     settings.write_bytes(b'{"theme": "dark"}\n')
-    port = dash_kit.free_port()
-    command = dash_kit.command(mc_plugin, "install", "--port", str(port))
+    port = dash.free_port()
+    command = dash.command(mc_plugin, "install", "--port", str(port))
     assert subprocess.run(command, env=env.env, timeout=60, check=False).returncode == 0
 
     with (
@@ -93,7 +85,7 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
         Terminal(home, work, api, {"MISSIONCACHE_ROOT": str(data)}) as terminal,
     ):
         terminal.wait_for(lambda screen: "❯" in screen, 90)
-        with dash_kit.serving(mc_plugin, env, port) as running:
+        with dash.serving(mc_plugin, env, port) as running:
             assert FAILED not in turn(terminal, api, work, "one")
             row = running.get("/api/sessions")["sessions"][0]
             assert row["edit_count"] == 1 and row["last_prompt"] == "write one please"
@@ -104,7 +96,7 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
         assert FAILED not in turn(terminal, api, work, "two")
         assert errors_in_transcripts(claude_dir) == []
 
-        with dash_kit.serving(mc_plugin, env, port) as running:
+        with dash.serving(mc_plugin, env, port) as running:
             time.sleep(SETTLE)
             assert FAILED not in turn(terminal, api, work, "three")
             row = running.get("/api/sessions")["sessions"][0]
@@ -123,7 +115,7 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
         assert kinds == every
 
         cleared = subprocess.run(
-            dash_kit.command(mc_plugin, "stop"),
+            dash.command(mc_plugin, "stop"),
             env=env.env,
             capture_output=True,
             text=True,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-import dash_kit
+from missioncache_harness import dashboard as dash
 
 USER_SETTINGS = (
     b'{\n    "model": "opus",\n    "hooks": {\n        "PostToolUse": [\n'
@@ -18,7 +18,7 @@ USER_SETTINGS = (
 
 def run(plugin, env, *args):
     done = subprocess.run(
-        dash_kit.command(plugin, *args),
+        dash.command(plugin, *args),
         env=env.env,
         capture_output=True,
         text=True,
@@ -93,7 +93,7 @@ def test_broken_settings_are_left_alone(mc_plugin, mc_env):
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(b"{not json")
     done = subprocess.run(
-        dash_kit.command(mc_plugin, "install"),
+        dash.command(mc_plugin, "install"),
         env=mc_env.env,
         capture_output=True,
         text=True,
@@ -109,13 +109,13 @@ def test_hooks_are_wired_only_while_the_dashboard_runs(mc_plugin, mc_env, mc_tas
     under every edit), and the next start puts them back."""
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    port = dash_kit.free_port()
+    port = dash.free_port()
     run(mc_plugin, mc_env, "install", "--port", str(port))
-    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+    with dash.serving(mc_plugin, mc_env, port) as running:
         assert http_hooks(json.loads(settings.read_text()))
         running.get("/api/tasks")
     assert settings.read_bytes() == USER_SETTINGS  # stopped: exactly the user's file
-    with dash_kit.serving(mc_plugin, mc_env, port):
+    with dash.serving(mc_plugin, mc_env, port):
         assert f"127.0.0.1:{port}/api/hooks/edit-count" in settings.read_text()
     assert settings.read_bytes() == USER_SETTINGS
     run(mc_plugin, mc_env, "uninstall")
@@ -127,7 +127,7 @@ def test_dashboard_on_another_port_leaves_settings_alone(mc_plugin, mc_env, mc_t
     settings.write_bytes(USER_SETTINGS)
     run(mc_plugin, mc_env, "install", "--port", "8799")
     installed = settings.read_bytes()
-    with dash_kit.serving(mc_plugin, mc_env):
+    with dash.serving(mc_plugin, mc_env):
         assert settings.read_bytes() == installed
     assert settings.read_bytes() == installed
     run(mc_plugin, mc_env, "uninstall")
@@ -139,9 +139,9 @@ def test_stop_takes_out_the_hooks_a_killed_dashboard_left(mc_plugin, mc_env, mc_
     connect ECONNREFUSED` under each prompt, edit and Stop; `dashboard stop` clears them."""
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    port = dash_kit.free_port()
+    port = dash.free_port()
     assert "No dashboard answers" in run(mc_plugin, mc_env, "install", "--port", str(port))
-    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+    with dash.serving(mc_plugin, mc_env, port) as running:
         running.process.kill()
         running.process.communicate()
     assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()

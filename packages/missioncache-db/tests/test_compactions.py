@@ -16,9 +16,9 @@ def task(db):
     return db.create_task("demo")
 
 
-def test_summary_part_is_kept_without_the_analysis(task, roots):
+def test_summary_part_is_kept_without_the_analysis(task, mc_roots):
     path = record_compaction(task, RAW, "manual", "sess-1", when=1_800_000_000.5)
-    data_root, _ = roots
+    data_root, _ = mc_roots
     assert os.path.realpath(path).startswith(os.path.realpath(data_root / "active" / "demo"))
     [item] = recent_compactions(task, 5)
     assert item.summary == "Where it stands: parser half done."
@@ -100,7 +100,7 @@ def test_no_compactions_yet(task):
     assert compaction_count(task) == 0
 
 
-def test_a_task_path_outside_the_data_root_is_refused(roots):
+def test_a_task_path_outside_the_data_root_is_refused(mc_roots):
     evil = Task(id=1, name="x", full_path="active/../../x", status="active")
     with pytest.raises(ValueError):
         record_compaction(evil, "s", "manual", "s")

@@ -47,7 +47,7 @@ print("spooled", results.count("spool"), flush=True)
 """
 
 
-def test_two_process_heartbeats_at_once_count_each_heartbeat_once(roots, spawner):
+def test_two_process_heartbeats_at_once_count_each_heartbeat_once(mc_roots, mc_bare):
     with TaskDB() as db:
         task = db.create_task("a")
         for n in range(3000):
@@ -56,7 +56,7 @@ def test_two_process_heartbeats_at_once_count_each_heartbeat_once(roots, spawner
                 (f"{n:032x}", task.id, "2023-11-14 22:13:20", T0 + n * 7),
             )
     start = time.time() + 1.0
-    procs = [spawner(PROCESS, start, T0 + 10**6, stdout=subprocess.PIPE) for _ in range(2)]
+    procs = [mc_bare.spawn(PROCESS, start, T0 + 10**6, stdout=subprocess.PIPE) for _ in range(2)]
     counts = sorted(int(p.communicate(timeout=120)[0]) for p in procs)
     assert counts == [0, 3000]
     with TaskDB() as db:
@@ -66,18 +66,19 @@ def test_two_process_heartbeats_at_once_count_each_heartbeat_once(roots, spawner
         assert db.time_invested(task.id) == 2999 * 7 + 120
 
 
-def test_eight_writers_against_a_held_lock_lose_and_double_nothing(roots, spawner):
+def test_eight_writers_against_a_held_lock_lose_and_double_nothing(mc_roots, mc_bare):
     """8 processes x 200 heartbeats while another process holds the write lock longer
     than their budget: every heartbeat is kept (database or spool) and, after
     processing, counted exactly once."""
     with TaskDB() as db:
         task = db.create_task("a")
         path = db.path
-    holder = spawner(HOLDER, path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    holder = mc_bare.spawn(HOLDER, path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert holder.stdout.readline().strip() == "locked"
         writers = [
-            spawner(WRITER, task.id, worker, 200, T0, stdout=subprocess.PIPE) for worker in range(8)
+            mc_bare.spawn(WRITER, task.id, worker, 200, T0, stdout=subprocess.PIPE)
+            for worker in range(8)
         ]
         # every writer has met the held lock (and spooled) before it is released
         assert [w.stdout.readline().split() for w in writers] == [["first", "spool"]] * 8
@@ -99,12 +100,12 @@ def test_eight_writers_against_a_held_lock_lose_and_double_nothing(roots, spawne
     assert leftovers == []
 
 
-def test_heartbeat_auto_command_spools_when_the_lock_is_held(roots, cli, workdir):
+def test_heartbeat_auto_command_spools_when_the_lock_is_held(mc_roots, cli, mc_workdir):
     with TaskDB() as db:
-        task = db.create_task("a", repo=workdir)
+        task = db.create_task("a", repo=mc_workdir)
         holder = db.conn
         holder.execute("BEGIN IMMEDIATE")
-        done = cli("heartbeat-auto", cwd=workdir, env={"CLAUDE_SESSION_ID": "s1"})
+        done = cli("heartbeat-auto", cwd=mc_workdir, env={"CLAUDE_SESSION_ID": "s1"})
         holder.execute("ROLLBACK")
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
         assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 0

@@ -44,8 +44,8 @@ def turns(db, task_id, session, spans):
     db.process_heartbeats(now=T0 + 10**6)
 
 
-def test_an_old_database_goes_into_the_log_once_losing_nothing(roots):
-    data, _ = roots
+def test_an_old_database_goes_into_the_log_once_losing_nothing(mc_roots):
+    data, _ = mc_roots
     data.mkdir(parents=True)
     conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
     from missioncache_db.schema import MIGRATIONS

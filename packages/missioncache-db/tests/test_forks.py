@@ -5,53 +5,33 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 
 import pytest
 
 from missioncache_db.forks import FORK_LINE, fork_of_line
+from missioncache_harness.forks import repo_with_worktrees as make_worktrees
+from missioncache_harness.forks import require_git
 from missioncache_state.bindings import read_session_binding, write_session_binding
 
 NOW = 1_800_000_000.0
-
-
-def git(*args, cwd):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
 @pytest.fixture
 def repo_with_worktrees(tmp_path):
     """A repository with a commit and two linked worktrees (``wa`` beside it, ``wb``
     inside it, as Claude Code's own ``.claude/worktrees`` are)."""
-    if shutil.which("git") is None:
-        if os.environ.get("CI"):
-            pytest.fail("git is needed for the worktree tests")
-        pytest.skip("git is not installed")
+    require_git("the worktree tests")
     main = tmp_path / "work" / "main"
-    main.mkdir(parents=True)
-    git("init", "-q", cwd=main)
-    git(
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "i",
-        cwd=main,
-    )
-    git("worktree", "add", "-q", str(tmp_path / "work" / "wa"), cwd=main)
-    git("worktree", "add", "-q", str(main / ".claude" / "worktrees" / "wb"), cwd=main)
-    return main, tmp_path / "work" / "wa", main / ".claude" / "worktrees" / "wb"
+    wa, wb = tmp_path / "work" / "wa", main / ".claude" / "worktrees" / "wb"
+    make_worktrees(main, wa, wb)
+    return main, wa, wb
 
 
 # -- create ----------------------------------------------------------------------------
 
 
-def test_a_fork_is_a_task_of_its_own_whose_file_names_its_parent(db, workdir):
-    parent = db.create_task("shop", repo=workdir)
+def test_a_fork_is_a_task_of_its_own_whose_file_names_its_parent(db, mc_workdir):
+    parent = db.create_task("shop", repo=mc_workdir)
     fork = db.create_fork("shop", "shop-api")
     assert fork.fork_of == parent.id and fork.full_path == "active/shop-api"
     assert fork.context_path != parent.context_path and os.path.isfile(fork.tasks_path)
@@ -94,8 +74,8 @@ def test_a_fork_of_a_fork_is_refused(db):
         "a\\b",
     ],
 )
-def test_hostile_fork_names_are_refused_and_nothing_is_written(db, roots, name):
-    data, _ = roots
+def test_hostile_fork_names_are_refused_and_nothing_is_written(db, mc_roots, name):
+    data, _ = mc_roots
     db.create_task("p")
     before = sorted(str(p) for p in data.rglob("*"))
     with pytest.raises(ValueError, match="invalid task name"):
@@ -127,8 +107,8 @@ def test_forking_an_unknown_closed_or_folderless_parent_is_refused(db):
     assert db.get_task_by_name("f") is None
 
 
-def test_one_open_fork_per_tied_directory(db, workdir, tmp_path):
-    db.create_task("p", repo=workdir)
+def test_one_open_fork_per_tied_directory(db, mc_workdir, tmp_path):
+    db.create_task("p", repo=mc_workdir)
     tree = tmp_path / "tree"
     tree.mkdir()
     db.create_fork("p", "fa", tree)
@@ -199,23 +179,23 @@ def test_a_fork_tied_to_a_worktree_wins_there_and_only_there(db, repo_with_workt
     assert db.find_task_for_cwd(wa, None) == parent
 
 
-def test_an_untied_fork_does_not_make_its_repository_ambiguous(db, workdir):
-    parent = db.create_task("p", repo=workdir)
+def test_an_untied_fork_does_not_make_its_repository_ambiguous(db, mc_workdir):
+    parent = db.create_task("p", repo=mc_workdir)
     db.create_fork("p", "f")
-    assert db.find_task_for_cwd(workdir, None) == parent
+    assert db.find_task_for_cwd(mc_workdir, None) == parent
 
 
-def test_a_fork_tied_to_the_parents_own_directory_wins_there(db, workdir):
-    db.create_task("p", repo=workdir)
-    fork = db.create_fork("p", "f", workdir)
-    assert db.find_task_for_cwd(workdir, None) == fork
+def test_a_fork_tied_to_the_parents_own_directory_wins_there(db, mc_workdir):
+    db.create_task("p", repo=mc_workdir)
+    fork = db.create_fork("p", "f", mc_workdir)
+    assert db.find_task_for_cwd(mc_workdir, None) == fork
 
 
-def test_a_submodule_or_broken_git_file_is_no_worktree(db, tmp_path, workdir):
-    db.create_task("p", repo=workdir)
+def test_a_submodule_or_broken_git_file_is_no_worktree(db, tmp_path, mc_workdir):
+    db.create_task("p", repo=mc_workdir)
     odd = tmp_path / "odd"
     odd.mkdir()
-    for content in ("gitdir: " + str(workdir / ".git" / "modules" / "x"), "garbage", ""):
+    for content in ("gitdir: " + str(mc_workdir / ".git" / "modules" / "x"), "garbage", ""):
         (odd / ".git").write_text(content)
         assert db.find_task_for_cwd(odd, None) is None
 

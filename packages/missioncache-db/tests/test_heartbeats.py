@@ -77,21 +77,21 @@ def test_record_heartbeat_for_unknown_task(db):
     assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 0
 
 
-def test_record_heartbeat_auto(db, workdir):
-    assert db.record_heartbeat_auto(workdir, "s1") is False
-    task = db.create_task("a", repo=workdir)
-    assert db.record_heartbeat_auto(workdir, "s1") is True
+def test_record_heartbeat_auto(db, mc_workdir):
+    assert db.record_heartbeat_auto(mc_workdir, "s1") is False
+    task = db.create_task("a", repo=mc_workdir)
+    assert db.record_heartbeat_auto(mc_workdir, "s1") is True
     row = db.conn.execute("SELECT task_id, session_id, context FROM heartbeats").fetchone()
     assert row[:2] == (task.id, "s1")
-    assert json.loads(row[2]) == {"cwd": str(workdir)}
+    assert json.loads(row[2]) == {"cwd": str(mc_workdir)}
     assert db.get_task(task.id).last_worked_on is not None
 
 
-def test_record_heartbeat_auto_follows_the_binding(db, workdir):
-    db.create_task("repo-task", repo=workdir)
+def test_record_heartbeat_auto_follows_the_binding(db, mc_workdir):
+    db.create_task("repo-task", repo=mc_workdir)
     bound = db.create_task("bound")
     write_session_binding("s9", "bound", bound.id)
-    assert db.record_heartbeat_auto(workdir, "s9")
+    assert db.record_heartbeat_auto(mc_workdir, "s9")
     assert db.conn.execute("SELECT task_id FROM heartbeats").fetchone()[0] == bound.id
 
 
@@ -102,11 +102,11 @@ def tree(path):
 
 
 @pytest.mark.parametrize("sid", ["../x", "a/b", "s" * 300, "a\x00b", "."])
-def test_hostile_session_ids_write_nothing(db, tmp_path, workdir, sid):
-    task = db.create_task("a", repo=workdir)
+def test_hostile_session_ids_write_nothing(db, tmp_path, mc_workdir, sid):
+    task = db.create_task("a", repo=mc_workdir)
     before = tree(tmp_path)
     assert write_session_binding(sid, "a", task.id) is False
-    assert db.record_heartbeat_auto(workdir, sid) is True
+    assert db.record_heartbeat_auto(mc_workdir, sid) is True
     after = [p for p in tree(tmp_path) if not p.startswith("mc/tasks.db")]
     assert after == [p for p in before if not p.startswith("mc/tasks.db")]
     assert db.conn.execute("SELECT session_id FROM heartbeats").fetchall() == [(None,)]
@@ -214,7 +214,7 @@ def single_pass(offsets, now):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_runs_at_any_moment_give_the_single_pass_totals(roots, seed):
+def test_runs_at_any_moment_give_the_single_pass_totals(mc_roots, seed):
     """However often processing runs, and with heartbeats arriving late (out of time
     order, as spooled ones do), totals and counts equal a single pass over all of them."""
     rnd = random.Random(seed)
@@ -310,7 +310,7 @@ def spool_files():
     return sorted(p.name for p in directory.iterdir() if p.name != "quarantine")
 
 
-def test_busy_heartbeat_is_spooled_with_its_timestamp_then_ingested(roots):
+def test_busy_heartbeat_is_spooled_with_its_timestamp_then_ingested(mc_roots):
     with TaskDB(busy_timeout=0.05) as db:
         task = db.create_task("a")
         holder = hold_write_lock(db.path)
@@ -331,7 +331,7 @@ def test_busy_heartbeat_is_spooled_with_its_timestamp_then_ingested(roots):
         assert db.get_task(task.id).last_worked_on == stamp
 
 
-def test_next_writer_ingests_the_spool(roots):
+def test_next_writer_ingests_the_spool(mc_roots):
     with TaskDB(busy_timeout=0.05) as db:
         task = db.create_task("a")
         holder = hold_write_lock(db.path)
@@ -384,7 +384,7 @@ def test_torn_foreign_and_orphan_lines_are_skipped(db):
     assert bad_file.read_text().splitlines() == ["[1, 2]", "not json"]
 
 
-def test_writer_reappends_when_its_file_was_claimed_meanwhile(roots, monkeypatch):
+def test_writer_reappends_when_its_file_was_claimed_meanwhile(mc_roots, monkeypatch):
     """The rename of an ingester can land between a writer's open and its write; the
     writer notices and appends again to a fresh file."""
     from missioncache_db import spool
@@ -405,7 +405,7 @@ def test_writer_reappends_when_its_file_was_claimed_meanwhile(roots, monkeypatch
     assert Path(path).read_text() == moved[0].read_text() == '{"n":1,"uid":"ab"}\n'
 
 
-def test_other_database_files_have_their_own_spool(roots, tmp_path):
+def test_other_database_files_have_their_own_spool(mc_roots, tmp_path):
     with TaskDB(tmp_path / "other.db") as other:
         assert other.spool_dir == tmp_path / "other.db.spool"
     with TaskDB() as db:

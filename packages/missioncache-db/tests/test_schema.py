@@ -17,8 +17,8 @@ def columns(conn, table):
     return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
-def test_new_database_has_settings_tables_and_config(db, roots):
-    data, _ = roots
+def test_new_database_has_settings_tables_and_config(db, mc_roots):
+    data, _ = mc_roots
     assert db.path == data / "tasks.db"
     conn = db.conn
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -52,7 +52,7 @@ def test_required_indexes_exist(db):
     assert ("uid",) in indexes
 
 
-def test_busy_timeout_is_the_callers(roots):
+def test_busy_timeout_is_the_callers(mc_roots):
     with TaskDB(busy_timeout=0.25) as short:
         assert short.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 250
 
@@ -67,7 +67,7 @@ def test_status_is_checked_by_the_schema(db):
         db.conn.execute("INSERT INTO tasks(name, full_path, status) VALUES ('x', 'x', 'gone')")
 
 
-def test_reopening_does_not_migrate_again(roots, db):
+def test_reopening_does_not_migrate_again(mc_roots, db):
     db.create_task("kept")
     with TaskDB() as again:
         assert [t.name for t in again.list_tasks()] == ["kept"]
@@ -100,10 +100,10 @@ def test_rows_written_without_epoch_get_one_from_their_text(db):
     assert db.conn.execute("SELECT epoch FROM heartbeats").fetchone()[0] == 1_700_000_000
 
 
-def test_version_one_database_is_migrated(roots):
+def test_version_one_database_is_migrated(mc_roots):
     """A database in the shared version-1 shape (no uid/epoch) is upgraded in place and
     its heartbeats keep counting."""
-    data, _ = roots
+    data, _ = mc_roots
     data.mkdir(parents=True)
     conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
     from missioncache_db.schema import MIGRATIONS
@@ -126,13 +126,13 @@ def test_version_one_database_is_migrated(roots):
         assert db.time_invested(1) == 60 + 120
 
 
-def test_two_processes_creating_the_database_at_once(spawner):
+def test_two_processes_creating_the_database_at_once(mc_bare):
     code = (
         "from missioncache_db import TaskDB\n"
         "with TaskDB(busy_timeout=10) as db:\n"
         "    print(db.conn.execute('PRAGMA user_version').fetchone()[0])\n"
     )
-    procs = [spawner(code, stdout=subprocess.PIPE) for _ in range(6)]
+    procs = [mc_bare.spawn(code, stdout=subprocess.PIPE) for _ in range(6)]
     outputs = [p.communicate(timeout=60)[0].strip() for p in procs]
     assert outputs == [str(SCHEMA_VERSION)] * 6
 
@@ -186,11 +186,11 @@ def test_connect_creates_parent_directory(tmp_path):
     assert (tmp_path / "deep" / "er" / "x.db").is_file()
 
 
-def test_version_two_database_is_migrated_to_turns_losing_nothing(roots):
+def test_version_two_database_is_migrated_to_turns_losing_nothing(mc_roots):
     """A version-2 database (heartbeats and sessions, no turns) gains prompt ids, kinds and
     turn ends in place; every heartbeat and session stays, and old heartbeats keep their
     meaning (no turn end: gaps within the idle timeout plus the assumed-work tail)."""
-    data, _ = roots
+    data, _ = mc_roots
     data.mkdir(parents=True)
     conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
     from missioncache_db.schema import MIGRATIONS

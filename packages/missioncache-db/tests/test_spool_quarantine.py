@@ -68,7 +68,7 @@ def test_a_bad_line_costs_no_heartbeat_being_recorded(db):
     assert spool.quarantined(db.spool_folder)
 
 
-def test_a_fifo_or_directory_in_the_spool_is_moved_aside_not_read(db, child_env):
+def test_a_fifo_or_directory_in_the_spool_is_moved_aside_not_read(db, mc_bare):
     task = db.create_task("a")
     os.makedirs(db.spool_folder, exist_ok=True)
     os.mkfifo(os.path.join(db.spool_folder, "3-cc.jsonl"))
@@ -83,7 +83,7 @@ def test_a_fifo_or_directory_in_the_spool_is_moved_aside_not_read(db, child_env)
     )
     done = subprocess.run(
         [sys.executable, "-S", "-c", code],
-        env=child_env,
+        env=mc_bare.env,
         capture_output=True,
         text=True,
         timeout=30,

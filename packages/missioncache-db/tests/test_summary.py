@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from missioncache_db import TaskDB
 from missioncache_db.turns import Sweep, split, turn_intervals
-
-from .conftest import PYTHONPATH
+from missioncache_harness.workspace import sources_path
 
 IDLE, TAIL = 300.0, 120.0
 BASE = 1_700_000_000.0
@@ -128,7 +127,7 @@ def test_the_summary_never_changes_the_split(tmp_path_factory, first, later, now
 
 class roots_in:  # lowercase: used like a function, as ``with roots_in(path):``
     """The data root and Claude dir under ``path`` for one hypothesis example (the
-    function-scoped ``roots`` fixture is set up once for all of them)."""
+    function-scoped ``mc_roots`` fixture is set up once for all of them)."""
 
     NAMES = ("MISSIONCACHE_ROOT", "CLAUDE_CONFIG_DIR")
 
@@ -217,7 +216,7 @@ def test_a_damaged_row_or_another_setting_means_the_full_computation(db):
     assert summary_row(db, task.id) is not None
 
 
-def test_a_busy_database_is_not_waited_for(db, roots):
+def test_a_busy_database_is_not_waited_for(db, mc_roots):
     import sqlite3
 
     from missioncache_state.locations import tasks_db_path
@@ -252,12 +251,12 @@ with TaskDB() as db:
 """
 
 
-def test_a_crash_while_writing_leaves_no_summary_behind(db, roots):
+def test_a_crash_while_writing_leaves_no_summary_behind(db, mc_roots):
     starts, ends = history(random.Random(7))
     now = BASE + 20 * DAY
     task = db.create_task("t")
     record(db, task.id, starts, ends, now)
-    env = {**os.environ, "PYTHONPATH": PYTHONPATH}
+    env = {**os.environ, "PYTHONPATH": sources_path("missioncache-state", "missioncache-db")}
     done = subprocess.run(
         [sys.executable, "-c", CRASH, str(task.id), repr(now)],
         env=env,

@@ -8,13 +8,13 @@ import pytest
 from missioncache_db import STATUSES, Task
 
 
-def test_create_task_makes_row_directory_and_files(db, roots, workdir):
-    data, _ = roots
-    task = db.create_task("my-task", repo=workdir, jira_key="PROJ-12")
+def test_create_task_makes_row_directory_and_files(db, mc_roots, mc_workdir):
+    data, _ = mc_roots
+    task = db.create_task("my-task", repo=mc_workdir, jira_key="PROJ-12")
     assert isinstance(task, Task)
     assert (task.name, task.full_path, task.status) == ("my-task", "active/my-task", "active")
     assert task.jira_key == "PROJ-12"
-    assert task.repo_path == os.path.realpath(workdir)
+    assert task.repo_path == os.path.realpath(mc_workdir)
     assert task.directory == data / "active" / "my-task"
     assert task.context_file == task.directory / "my-task-context.md"
     assert task.tasks_file == task.directory / "my-task-tasks.md"
@@ -42,8 +42,8 @@ def test_tasks_template_has_a_heading_and_no_example_items(db):
     assert not re.search(r"^\s*- \[[ xX]\]", text, re.M)
 
 
-def test_existing_files_are_never_overwritten(db, roots):
-    data, _ = roots
+def test_existing_files_are_never_overwritten(db, mc_roots):
+    data, _ = mc_roots
     directory = data / "active" / "kept"
     directory.mkdir(parents=True)
     (directory / "kept-context.md").write_text("my notes\n")
@@ -52,8 +52,8 @@ def test_existing_files_are_never_overwritten(db, roots):
     assert task.tasks_file.read_text().startswith("# Kept - Tasks")
 
 
-def test_bare_layout_files_are_kept_and_found(db, roots):
-    data, _ = roots
+def test_bare_layout_files_are_kept_and_found(db, mc_roots):
+    data, _ = mc_roots
     directory = data / "active" / "old"
     directory.mkdir(parents=True)
     (directory / "context.md").write_text("old context\n")
@@ -67,8 +67,8 @@ def test_bare_layout_files_are_kept_and_found(db, roots):
     "name",
     ["", "Demo", "-x", "a_b", "a b", "a.b", "x\n", "../x", "a/b", "é", "x" * 129, None, 5],
 )
-def test_invalid_names_are_refused_clearly(db, roots, name):
-    data, _ = roots
+def test_invalid_names_are_refused_clearly(db, mc_roots, name):
+    data, _ = mc_roots
     with pytest.raises(ValueError, match="invalid task name"):
         db.create_task(name)
     assert db.list_tasks() == []
@@ -89,16 +89,16 @@ def test_duplicate_is_refused_and_changes_nothing(db):
     assert first.context_file.read_text() == "edited\n"
 
 
-def test_duplicate_full_path_is_refused_even_with_another_repo(db, workdir, tmp_path):
+def test_duplicate_full_path_is_refused_even_with_another_repo(db, mc_workdir, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
-    db.create_task("dup", repo=workdir)
+    db.create_task("dup", repo=mc_workdir)
     with pytest.raises(ValueError, match="already exists"):
         db.create_task("dup", repo=other)
 
 
-def test_subtask_lives_under_its_parent(db, roots):
-    data, _ = roots
+def test_subtask_lives_under_its_parent(db, mc_roots):
+    data, _ = mc_roots
     parent = db.create_task("parent")
     sub = db.create_task("sub", parent="parent")
     assert sub.full_path == "active/parent/sub"
@@ -108,7 +108,7 @@ def test_subtask_lives_under_its_parent(db, roots):
     assert sub.context_file.is_file()
 
 
-def test_unknown_parent_is_refused(db, roots):
+def test_unknown_parent_is_refused(db, mc_roots):
     with pytest.raises(ValueError, match="no top-level task named 'nope'"):
         db.create_task("sub", parent="nope")
     assert db.list_tasks() == []
@@ -120,15 +120,15 @@ def test_missing_repository_is_refused(db, tmp_path):
     assert db.list_tasks() == []
 
 
-def test_repository_is_stored_resolved_once_with_short_name(db, workdir, tmp_path):
+def test_repository_is_stored_resolved_once_with_short_name(db, mc_workdir, tmp_path):
     link = tmp_path / "link"
-    link.symlink_to(workdir)
+    link.symlink_to(mc_workdir)
     a = db.create_task("a", repo=link)
-    b = db.create_task("b", repo=str(workdir) + "/")
-    assert a.repo_path == b.repo_path == os.path.realpath(workdir)
+    b = db.create_task("b", repo=str(mc_workdir) + "/")
+    assert a.repo_path == b.repo_path == os.path.realpath(mc_workdir)
     assert a.repo_id == b.repo_id
     rows = db.conn.execute("SELECT path, short_name, created_at FROM repositories").fetchall()
-    assert [(r[0], r[1]) for r in rows] == [(os.path.realpath(workdir), "repo")]
+    assert [(r[0], r[1]) for r in rows] == [(os.path.realpath(mc_workdir), "repo")]
 
 
 def test_lookups_by_id_and_name(db):
@@ -190,8 +190,8 @@ def test_task_paths_follow_the_data_root_at_call_time(db, monkeypatch, tmp_path)
     assert task.directory == tmp_path / "elsewhere" / "active" / "moved"
 
 
-def test_row_is_rolled_back_when_files_cannot_be_written(db, roots):
-    data, _ = roots
+def test_row_is_rolled_back_when_files_cannot_be_written(db, mc_roots):
+    data, _ = mc_roots
     data.mkdir(parents=True, exist_ok=True)
     (data / "active").write_text("not a directory")
     with pytest.raises(OSError):
@@ -212,7 +212,7 @@ def test_row_is_rolled_back_when_files_cannot_be_written(db, roots):
         ("active/demo", "a/b"),
     ],
 )
-def test_rows_whose_files_would_leave_the_data_root_are_not_served(db, roots, full_path, name):
+def test_rows_whose_files_would_leave_the_data_root_are_not_served(db, mc_roots, full_path, name):
     """Regression (reliability suite): a row written by another tool with a climbing path
     made the hooks read and write `<root>/../../outside/<name>-context.md`."""
     task = db.create_task("demo")

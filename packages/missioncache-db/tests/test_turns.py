@@ -236,7 +236,7 @@ def test_turn_ends_reach_the_database_through_a_busy_spool(db):
     assert db.time_split(task.id, now=NOW).claude == 50
 
 
-def test_random_arrival_matches_a_single_pass_for_many_events(roots):
+def test_random_arrival_matches_a_single_pass_for_many_events(mc_roots):
     """A bigger mixed history than the property draws, recorded in a shuffled order."""
     rnd = random.Random(7)
     starts, ends, t = [], {}, 1_700_000_000.0

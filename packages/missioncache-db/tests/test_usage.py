@@ -32,8 +32,8 @@ def spool_usage(db, session, rows):
 
 
 @pytest.fixture
-def task(db, workdir):
-    return db.create_task("priced", repo=workdir)
+def task(db, mc_workdir):
+    return db.create_task("priced", repo=mc_workdir)
 
 
 def test_a_message_spooled_twice_is_stored_once_on_the_sessions_task(db, task):
@@ -65,10 +65,10 @@ def test_tokens_before_their_heartbeat_are_assigned_when_it_arrives(db, task):
     assert task_tokens(db.conn, task.id).input == 100
 
 
-def test_a_slash_command_turn_counts_for_the_task_the_session_is_on(db, task, workdir):
+def test_a_slash_command_turn_counts_for_the_task_the_session_is_on(db, task, mc_workdir):
     """A turn with no heartbeat of its own (a slash command) goes to the task of the
     session's latest prompt before it, or its first when none came before."""
-    other = db.create_task("other", repo=workdir.parent)
+    other = db.create_task("other", repo=mc_workdir.parent)
     heartbeat(db, task.id, "s1", "p-1", T0)
     heartbeat(db, other.id, "s1", "p-3", T0 + 100)
     spool_usage(db, "s1", [message("early:", prompt="slash-0", at=T0 - 50),
@@ -127,8 +127,8 @@ def test_model_names_are_matched_without_dates_prefixes_or_context_tags():
     assert normalise_model("claude-opus-4-20250514") == "claude-opus-4"
 
 
-def test_the_users_prices_file_corrects_the_table(roots):
-    data, _ = roots
+def test_the_users_prices_file_corrects_the_table(mc_roots):
+    data, _ = mc_roots
     data.mkdir(parents=True, exist_ok=True)
     rates = {"input": 1, "output": 2, "cache_5m": 0, "cache_1h": 0, "cache_read": 0}
     body = {"date": "2027-01-05", "models": {"claude-new-1": rates, "claude-bad": {"input": 1}}}

@@ -5,54 +5,16 @@ each on its fork; one saves a decision to the shared layer, the other's
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-from pathlib import Path
-
 import pytest
 
-from missioncache_harness.claude_cli import requires_claude, run_claude, run_turn
+from missioncache_harness import claude_cli
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
+from missioncache_harness.forks import repo_with_worktrees
 
-pytestmark = [pytest.mark.conformance, requires_claude]
+pytestmark = [pytest.mark.conformance, claude_cli.requires_claude]
 
 TOOL = "mcp__plugin_missioncache_pm__"
-MCP_START_TIMEOUT = 300.0  # a cold uv cache downloads mcp and its dependencies
-
-
-def _uv_cache() -> str | None:
-    if os.environ.get("UV_CACHE_DIR"):
-        return os.environ["UV_CACHE_DIR"]
-    uv = shutil.which("uv")
-    if uv is None:
-        return None
-    done = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=False)
-    return done.stdout.strip() or None
-
-
-UV_CACHE = _uv_cache()
-
-
-def git(*args: str, cwd: Path) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=30)
-
-
-def _install(tmp_path: Path, plugin: Path, home: Path) -> None:
-    """Install ``plugin`` from a local marketplace at user scope (as test_conformance)."""
-    market = tmp_path / "market"
-    shutil.copytree(plugin, market / "missioncache")
-    catalog = {
-        "name": "mc-local",
-        "owner": {"name": "MissionCache tests"},
-        "metadata": {"description": "MissionCache, built from this checkout"},
-        "plugins": [{"name": "missioncache", "source": "./missioncache", "description": "MC"}],
-    }
-    (market / ".claude-plugin").mkdir()
-    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
-    run_claude(["plugin", "marketplace", "add", str(market)], home=home).check()
-    run_claude(["plugin", "install", "missioncache@mc-local", "--scope", "user"], home=home).check()
+UV_CACHE = claude_cli.uv_cache_dir()  # asked at import, before any test changes the environment
 
 
 def test_a_shared_save_in_one_worktree_is_reported_by_the_other_sessions_load(
@@ -65,41 +27,24 @@ def test_a_shared_save_in_one_worktree_is_reported_by_the_other_sessions_load(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     work = (tmp_path / "work").resolve()
     main, wa, wb = work / "shop", work / "shop-api", work / "shop-ui"
-    main.mkdir(parents=True)
-    git("init", "-q", cwd=main)
-    git(
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "i",
-        cwd=main,
-    )
-    git("worktree", "add", "-q", str(wa), cwd=main)
-    git("worktree", "add", "-q", str(wb), cwd=main)
+    repo_with_worktrees(main, wa, wb)
     from missioncache_db import TaskDB
 
     with TaskDB() as db:
         db.create_task("shop", repo=main)
         db.create_fork("shop", "fa", wa)
         fb = db.create_fork("shop", "fb", wb)
-    _install(tmp_path, mc_plugin, home)
-    env = {"MISSIONCACHE_ROOT": str(root), "MCP_TIMEOUT": str(int(MCP_START_TIMEOUT * 1000))}
-    if UV_CACHE:
-        env["UV_CACHE_DIR"] = UV_CACHE
+    claude_cli.install_from_marketplace(mc_plugin, tmp_path / "market", home)
+    env = {"MISSIONCACHE_ROOT": str(root), **claude_cli.mcp_server_env(UV_CACHE)}
 
     def turn(prompt, api, cwd, **options):
-        return run_turn(
+        return claude_cli.run_turn(
             prompt,
             home=home,
             cwd=cwd,
             fake_api=api,
             env_extra=env,
-            timeout=MCP_START_TIMEOUT + 120,
+            timeout=claude_cli.MCP_START_TIMEOUT + 120,
             **options,
         ).check()
 

@@ -11,34 +11,26 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from missioncache_harness.claude_cli import requires_claude, run_claude, run_turn
+from missioncache_harness.claude_cli import (
+    MCP_START_TIMEOUT,
+    install_from_marketplace,
+    mcp_server_env,
+    requires_claude,
+    run_turn,
+    uv_cache_dir,
+)
 from missioncache_harness.fake_api import FakeAnthropicAPI, Text, ToolUse
 
 pytestmark = [pytest.mark.conformance, requires_claude]
 
 TOOL = "mcp__plugin_missioncache_pm__"
 TOOLS = ("update_tasks_file", "update_context_file", "find_task_for_directory", "get_task")
-MCP_START_TIMEOUT = 300.0  # a cold uv cache downloads mcp and its dependencies
-
-
-def _uv_cache() -> str | None:
-    """The developer's uv cache, found before any test changes HOME."""
-    if os.environ.get("UV_CACHE_DIR"):
-        return os.environ["UV_CACHE_DIR"]
-    uv = shutil.which("uv")
-    if uv is None:
-        return None
-    done = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=False)
-    return done.stdout.strip() or None
-
-
-UV_CACHE = _uv_cache()
+UV_CACHE = uv_cache_dir()  # asked at import, before any test changes the environment
 
 
 class Box:
@@ -54,13 +46,7 @@ class Box:
 
     @property
     def env(self) -> dict[str, str]:
-        env = {
-            "MISSIONCACHE_ROOT": str(self.root),
-            "MCP_TIMEOUT": str(int(MCP_START_TIMEOUT * 1000)),
-        }
-        if UV_CACHE:
-            env["UV_CACHE_DIR"] = UV_CACHE
-        return env
+        return {"MISSIONCACHE_ROOT": str(self.root), **mcp_server_env(UV_CACHE)}
 
     def turn(self, prompt, api, plugin=None, extra_args=()):
         plugins = [plugin] if plugin else []
@@ -179,25 +165,9 @@ def test_the_server_starts_without_network_once_uv_has_its_packages(box, mc_plug
     assert "- [ ] 1. Offline item" in task.tasks_file.read_text()
 
 
-def _install(tmp_path: Path, plugin: Path, home: Path) -> None:
-    """Install ``plugin`` as a user does: from a local marketplace, at user scope."""
-    market = tmp_path / "market"
-    shutil.copytree(plugin, market / "missioncache")
-    catalog = {
-        "name": "mc-local",
-        "owner": {"name": "MissionCache tests"},
-        "metadata": {"description": "MissionCache, built from this checkout"},
-        "plugins": [{"name": "missioncache", "source": "./missioncache", "description": "MC"}],
-    }
-    (market / ".claude-plugin").mkdir()
-    (market / ".claude-plugin" / "marketplace.json").write_text(json.dumps(catalog))
-    run_claude(["plugin", "marketplace", "add", str(market)], home=home).check()
-    run_claude(["plugin", "install", "missioncache@mc-local", "--scope", "user"], home=home).check()
-
-
 def test_an_installed_plugin_gives_the_three_commands_and_the_tools(box, mc_plugin, tmp_path):
     """A new user's path: install from a marketplace, then /missioncache:new, :save, :load."""
-    _install(tmp_path, mc_plugin, box.home)
+    install_from_marketplace(mc_plugin, tmp_path / "market", box.home)
     task_dir = box.root / "active" / "checkout-flow"
 
     # /missioncache:new <name> [JIRA]: creates the task for this repository, binds the session.
@@ -263,7 +233,7 @@ def test_without_uvx_save_works_through_the_commands_fallback(box, mc_plugin, tm
     """Issue 12 item 11: without uvx the pm server cannot start, and /missioncache:save
     could not save at all. Now the command says so once and Claude saves with the one Bash
     call the command's own allowed-tools rule permits."""
-    _install(tmp_path, mc_plugin, box.home)
+    install_from_marketplace(mc_plugin, tmp_path / "market", box.home)
     env = {**box.env, "PATH": NO_UVX_PATH}
     task_dir = box.root / "active" / "offline-flow"
     with FakeAnthropicAPI(["Created."]) as api:
@@ -327,7 +297,7 @@ def test_a_pm_server_that_cannot_start_is_told_and_save_still_saves(box, mc_plug
     fetched), and the next session Claude Code does not even try (it caches the failure).
     The human is told once per session, by the prompt hook's systemMessage or the
     command's note, and Claude gets the fallback, through which the save lands."""
-    _install(tmp_path, mc_plugin, box.home)
+    install_from_marketplace(mc_plugin, tmp_path / "market", box.home)
     fake = tmp_path / "fake-bin" / "uvx"
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\necho 'error: Failed to fetch: mcp' >&2\nexit 1\n")

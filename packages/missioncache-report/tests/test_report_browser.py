@@ -8,45 +8,34 @@ browser is a failure: ``.ci/run`` installs Debian's ``chromium``.
 
 from __future__ import annotations
 
-import os
-
 import pytest
-import report_kit
+
+from missioncache_harness import browser, report_demo
 
 PALETTE_FIRST, PALETTE_SECOND = (0x2F, 0x7E, 0xD8), (0xF2, 0x8F, 0x43)
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
-    found = report_kit.find_chromium()
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI must run the browser test: chromium is missing (.ci/run installs it)")
-        pytest.skip("chromium is not installed (apt-get install chromium); CI never skips this")
-    return found
-
-
 @pytest.fixture
 def page(tmp_path, mc_plugin):
-    _env, page = report_kit.build(tmp_path, mc_plugin)
+    _env, page = report_demo.build(tmp_path, mc_plugin)
     return page
 
 
-def test_report_renders_offline_with_chart_and_every_task(chromium, page, tmp_path):
+def test_report_renders_offline_with_chart_and_every_task(mc_chromium, page, tmp_path):
     html = page.read_text(encoding="utf-8")
     assert "<svg" in html and "http://" not in html.replace(
         'xmlns="http://www.w3.org/2000/svg"', ""
     )
     assert "https://" not in html and "<script" not in html and "<link" not in html
 
-    dom = report_kit.dump_dom(chromium, page)
-    for name in report_kit.WEEK:
+    dom = browser.dump_dom(mc_chromium, page)
+    for name in report_demo.WEEK:
         assert name in dom
     assert "MissionCache time report" in dom and "total time" in dom
 
     png = tmp_path / "report.png"
-    report_kit.screenshot(chromium, png=png, page=page)
-    width, height, colors = report_kit.pixel_colors(png)
+    browser.screenshot(mc_chromium, png=png, page=page)
+    width, height, colors = browser.pixel_colors(png)
     assert (width, height) == (900, 640)
     total = width * height
     white = colors.get((255, 255, 255), 0)
@@ -56,11 +45,11 @@ def test_report_renders_offline_with_chart_and_every_task(chromium, page, tmp_pa
     assert len(colors) > 50  # text is anti-aliased: many shades, not a flat fill
 
 
-def test_blank_page_is_caught(chromium, tmp_path):
+def test_blank_page_is_caught(mc_chromium, tmp_path):
     """The blank check can fail: an empty page's screenshot is all white."""
     empty = tmp_path / "empty.html"
     empty.write_text("<!DOCTYPE html><html><body></body></html>")
     png = tmp_path / "empty.png"
-    report_kit.screenshot(chromium, empty, png)
-    _width, _height, colors = report_kit.pixel_colors(png)
+    browser.screenshot(mc_chromium, empty, png)
+    _width, _height, colors = browser.pixel_colors(png)
     assert colors.get((255, 255, 255), 0) == sum(colors.values())

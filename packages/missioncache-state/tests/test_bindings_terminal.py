@@ -12,7 +12,7 @@ def all_files(root):
     return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
 
 
-def test_binding_round_trip(roots):
+def test_binding_round_trip(mc_roots):
     assert bindings.write_session_binding("s1", "demo", 7)
     got = bindings.read_session_binding("s1")
     assert got["projectName"] == "demo"
@@ -25,7 +25,7 @@ def test_binding_round_trip(roots):
 
 
 @pytest.mark.parametrize("sid", HOSTILE)
-def test_hostile_session_ids_write_nothing(roots, tmp_path, sid):
+def test_hostile_session_ids_write_nothing(mc_roots, tmp_path, sid):
     assert not bindings.write_session_binding(sid, "demo", 1)
     assert bindings.read_session_binding(sid) is None
     if sid is not None:  # None selects the global state file by design
@@ -34,14 +34,14 @@ def test_hostile_session_ids_write_nothing(roots, tmp_path, sid):
 
 
 @pytest.mark.parametrize("content", ["{", "[]", '{"projectName": 3}', '{"taskId": "x"}'])
-def test_corrupt_binding_reads_as_absent(roots, content):
+def test_corrupt_binding_reads_as_absent(mc_roots, content):
     path = Path(bindings.binding_file("s1"))
     path.parent.mkdir(parents=True)
     path.write_text(content)
     assert bindings.read_session_binding("s1") is None
 
 
-def test_legacy_binding_without_task_id(roots):
+def test_legacy_binding_without_task_id(mc_roots):
     path = Path(bindings.binding_file("s1"))
     path.parent.mkdir(parents=True)
     path.write_text('{"projectName": "demo"}')
@@ -50,8 +50,8 @@ def test_legacy_binding_without_task_id(roots):
     assert got.get("taskId") is None
 
 
-def test_terminal_session_written_to_file_and_db(roots):
-    _, claude = roots
+def test_terminal_session_written_to_file_and_db(mc_roots):
+    _, claude = mc_roots
     path = Path(terminal.record_terminal_session({"TERM_SESSION_ID": "w0t0p0:AB-CD"}, "sess-1"))
     assert path == claude / "hooks" / "state" / "term-sessions" / "w0t0p0-AB-CD"
     assert path.read_text() == "sess-1\n"
@@ -61,8 +61,8 @@ def test_terminal_session_written_to_file_and_db(roots):
     assert rows == [("w0t0p0:AB-CD", "sess-1")]
 
 
-def test_terminal_session_found_by_the_raw_id_a_status_line_sees(roots):
-    _, claude = roots
+def test_terminal_session_found_by_the_raw_id_a_status_line_sees(mc_roots):
+    _, claude = mc_roots
     raw = "w0t0p0:6E2F1A-77"
     terminal.record_terminal_session({"TERM_SESSION_ID": raw}, "sess-2")
     assert terminal.lookup_terminal_session({"TERM_SESSION_ID": raw}) == "sess-2"
@@ -81,12 +81,12 @@ def test_terminal_session_found_by_the_raw_id_a_status_line_sees(roots):
 @pytest.mark.parametrize(
     ("env", "sid"), [({}, "s1"), ({"TERM_SESSION_ID": ".."}, "s1"), ({"WT_SESSION": "x"}, "../s")]
 )
-def test_terminal_session_skipped_without_usable_ids(roots, tmp_path, env, sid):
+def test_terminal_session_skipped_without_usable_ids(mc_roots, tmp_path, env, sid):
     assert terminal.record_terminal_session(env, sid) is None
     assert all_files(tmp_path) == []
 
 
-def test_state_files_round_trip(roots):
+def test_state_files_round_trip(mc_roots):
     assert statefile.save_state("precompact-error", {"error": "x"})
     assert statefile.load_state("precompact-error") == {"error": "x"}
     assert statefile.clear_state("precompact-error")
@@ -98,10 +98,10 @@ def test_state_files_round_trip(roots):
 
 
 @pytest.mark.parametrize("suffix", ["", "-journal", "-wal", "-shm"])
-def test_symlinked_hooks_state_db_is_refused(roots, tmp_path, suffix):
+def test_symlinked_hooks_state_db_is_refused(mc_roots, tmp_path, suffix):
     """Regression (reliability suite): SQLite follows a symlink planted at hooks-state.db
     and wrote our row into the user's database it pointed at."""
-    _, claude = roots
+    _, claude = mc_roots
     victim = tmp_path / "victim.db"
     conn = sqlite3.connect(victim)
     with conn:
@@ -117,7 +117,7 @@ def test_symlinked_hooks_state_db_is_refused(roots, tmp_path, suffix):
     assert (claude / "hooks" / "state" / "term-sessions" / "tab").read_text() == "sess-1\n"
 
 
-def test_precompact_failure_is_taken_once(roots):
+def test_precompact_failure_is_taken_once(mc_roots):
     from missioncache_state import precompact_failure as failure
 
     assert failure.take_failure() is None
@@ -133,7 +133,7 @@ def test_precompact_failure_is_taken_once(roots):
     assert failure.take_failure()["saved"] == "yes"
 
 
-def test_unreadable_precompact_failure_is_still_reported_once(roots):
+def test_unreadable_precompact_failure_is_still_reported_once(mc_roots):
     from missioncache_state import precompact_failure as failure
 
     path = Path(statefile.state_path(failure.KIND))
@@ -149,7 +149,7 @@ def test_unreadable_precompact_failure_is_still_reported_once(roots):
     assert failure.take_failure() is None
 
 
-def test_summary_failure_is_taken_once(roots):
+def test_summary_failure_is_taken_once(mc_roots):
     from missioncache_state import summary_failure as failure
 
     assert failure.take_summary_note() is None
@@ -160,7 +160,7 @@ def test_summary_failure_is_taken_once(roots):
     assert failure.take_summary_note() is None
 
 
-def test_unreadable_summary_failure_is_still_reported_once(roots):
+def test_unreadable_summary_failure_is_still_reported_once(mc_roots):
     """Regression: a damaged record was neither reported nor cleared, so the user never
     heard that a compaction summary was lost."""
     from missioncache_state import summary_failure as failure

@@ -32,7 +32,7 @@ rules.remove_legacy_rules(sys.argv[1])
 """
 
 
-def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
+def test_hook_path_functions_import_nothing_heavy(mc_roots, tmp_path):
     rules_src = tmp_path / "rules"
     rules_src.mkdir()
     (rules_src / "missioncache.md").write_text("<!-- missioncache-plugin:managed -->\nrule\n")
@@ -53,7 +53,7 @@ def test_hook_path_functions_import_nothing_heavy(roots, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert heavy_from(done.stderr) == []
-    data, claude = roots
+    data, claude = mc_roots
     assert (data / "f.md").read_text() == "x"  # the functions really ran
     assert not (rules_src / "missioncache.md").exists()
     assert (claude / "hooks" / "state" / "term-sessions" / "w0t0p0-abc").is_file()
@@ -73,8 +73,8 @@ WHERE = {  # data model section 1: (root, relative path)
 
 
 @pytest.mark.parametrize("name", sorted(WHERE))
-def test_locations_are_strings_under_their_root(roots, name):
-    data, claude = roots
+def test_locations_are_strings_under_their_root(mc_roots, name):
+    data, claude = mc_roots
     root, relative = WHERE[name]
     text = getattr(locations, name)()
     assert isinstance(text, str)
@@ -90,7 +90,7 @@ def test_locations_default_under_home(monkeypatch, tmp_path, name):
     assert getattr(locations, name)() == str(tmp_path / expected)
 
 
-def test_hook_path_file_names(roots):
+def test_hook_path_file_names(mc_roots):
     assert bindings.binding_file("s1") == os.path.join(locations.projects_dir(), "s1.json")
     assert bindings.binding_file("../x") is None
     assert statefile.state_path("k", "s1") == os.path.join(locations.state_dir(), "k", "s1.json")

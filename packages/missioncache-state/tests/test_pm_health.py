@@ -64,7 +64,7 @@ def test_no_record_or_a_strange_one_is_unknown():
     assert pm_health.judge({"state": 3}, NOW).state == "unknown"
 
 
-def test_health_reads_the_record_of_the_named_claude_process(roots, dead_pid):
+def test_health_reads_the_record_of_the_named_claude_process(mc_roots, dead_pid):
     me = os.getpid()
     pm_health.write_record(me, ready(dead_pid, beat=time.time()))
     assert pm_health.health(me).reason == "stopped"
@@ -72,7 +72,7 @@ def test_health_reads_the_record_of_the_named_claude_process(roots, dead_pid):
     assert pm_health.health(me).state == "up"
 
 
-def test_a_start_that_failed_in_an_earlier_session_is_reported(roots, dead_pid):
+def test_a_start_that_failed_in_an_earlier_session_is_reported(mc_roots, dead_pid):
     """Claude Code caches a failed start and does not launch the server again for a
     while: this process has no record, an ended one failed not long ago."""
     pm_health.write_record(
@@ -85,7 +85,7 @@ def test_a_start_that_failed_in_an_earlier_session_is_reported(roots, dead_pid):
     assert pm_health.health(me).state == "up"  # this process's own record wins
 
 
-def test_an_old_earlier_failure_is_forgotten(roots, dead_pid):
+def test_an_old_earlier_failure_is_forgotten(mc_roots, dead_pid):
     old = time.time() - pm_health.EARLIER_FAILURE_SECONDS - 1
     pm_health.write_record(
         dead_pid, {"state": "starting", "launcher_pid": dead_pid, "started": old}
@@ -93,7 +93,7 @@ def test_an_old_earlier_failure_is_forgotten(roots, dead_pid):
     assert pm_health.earlier_failure(time.time()).state == "unknown"
 
 
-def test_each_outage_is_told_once_per_session(roots, dead_pid):
+def test_each_outage_is_told_once_per_session(mc_roots, dead_pid):
     down = pm_health.judge(ready(dead_pid), NOW)
     assert pm_health.first_telling("s-1", down)
     assert not pm_health.first_telling("s-1", down)

@@ -21,7 +21,7 @@ MANAGED = MARKER + b" -- installed by the MissionCache plugin -->\n# MissionCach
 
 
 @pytest.fixture
-def rules(roots):
+def rules(mc_roots):
     rules_dir().mkdir(parents=True)
     return rules_dir()
 
@@ -80,6 +80,6 @@ def test_a_directory_or_fifo_is_left_alone_without_blocking(rules):
     assert (rules / "missioncache.md").is_dir()
 
 
-def test_no_rules_directory_removes_nothing(roots):
+def test_no_rules_directory_removes_nothing(mc_roots):
     assert remove_legacy_rules() == []
     assert not rules_dir().exists()  # and creates nothing

@@ -14,8 +14,8 @@ SID = "sess-1"
 
 
 @pytest.fixture
-def parent(roots):
-    data, _ = roots
+def parent(mc_roots):
+    data, _ = mc_roots
     path = data / "active" / "p" / "p-context.md"
     path.parent.mkdir(parents=True)
     path.write_text("# P - Context\n\n## Recent Changes\n")
@@ -28,8 +28,8 @@ def test_a_session_that_never_read_the_parent_has_no_change_to_see(parent):
     assert shared_seen.changed_since_mark(SID, str(parent)) is None
 
 
-def test_a_change_after_the_stamp_is_seen_and_a_restamp_clears_it(parent, roots):
-    _, claude = roots
+def test_a_change_after_the_stamp_is_seen_and_a_restamp_clears_it(parent, mc_roots):
+    _, claude = mc_roots
     assert shared_seen.stamp(SID, 1, "p", str(parent))
     marker = claude / "hooks" / "state" / "shared-seen" / f"{SID}.json"
     assert json.loads(marker.read_text())["parent"] == "p"
@@ -49,8 +49,8 @@ def test_a_write_within_one_clock_tick_is_told_by_its_size(parent):
     assert shared_seen.changed_since_mark(SID, str(parent)) == seen_ns
 
 
-def test_a_mark_of_another_file_or_a_damaged_mark_is_no_mark(parent, roots):
-    _, claude = roots
+def test_a_mark_of_another_file_or_a_damaged_mark_is_no_mark(parent, mc_roots):
+    _, claude = mc_roots
     other = parent.with_name("other-context.md")
     other.write_text("x")
     shared_seen.stamp(SID, 2, "other", str(other))
@@ -63,13 +63,13 @@ def test_a_mark_of_another_file_or_a_damaged_mark_is_no_mark(parent, roots):
 
 
 @pytest.mark.parametrize("sid", ["../x", "", "a/b", None, 7, "x" * 200])
-def test_hostile_session_ids_write_nothing(parent, roots, sid):
-    _, claude = roots
+def test_hostile_session_ids_write_nothing(parent, mc_roots, sid):
+    _, claude = mc_roots
     assert shared_seen.stamp(sid, 1, "p", str(parent)) is False
     assert shared_seen.changed_since_mark(sid, str(parent)) is None
     assert not (claude / "hooks").exists()
 
 
-def test_an_unreadable_parent_is_not_marked(roots):
+def test_an_unreadable_parent_is_not_marked(mc_roots):
     assert shared_seen.stamp(SID, 1, "p", "/nonexistent/p-context.md") is False
     assert shared_seen.read_mark(SID) is None

@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from statusline_kit import run_status_line
 
 from missioncache_harness import payloads
+from missioncache_harness.statusline import run_status_line
 from missioncache_harness.workspace import python3
 
 SID = "9a8b7c6d-0000-4000-8000-000000000001"

@@ -6,7 +6,8 @@ and CLAUDE_PROJECT_DIR but no CLAUDE_PLUGIN_ROOT."""
 from __future__ import annotations
 
 import pytest
-from statusline_kit import run_status_line, strip_ansi
+
+from missioncache_harness.statusline import run_status_line, strip_ansi
 
 PAYLOAD = {"session_id": "s1", "cwd": "/x"}
 

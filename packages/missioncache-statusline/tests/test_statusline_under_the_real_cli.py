@@ -14,18 +14,18 @@ its settings.json, chained after a recorder that keeps the exact stdin the CLI s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from statusline_kit import Terminal, run_status_line, tmux_available
 
 from missioncache_harness import payloads
 from missioncache_harness.claude_cli import claude_version, requires_claude
 from missioncache_harness.fake_api import FakeAnthropicAPI
-from missioncache_harness.workspace import McEnv, create_task, python3
+from missioncache_harness.statusline import run_status_line
+from missioncache_harness.terminal import Terminal, tmux_available
+from missioncache_harness.workspace import create_task, make_cli_env, python3
 
 DATA = Path(__file__).resolve().parents[3] / "harness" / "tests" / "data"
 GOLDEN = DATA / "statusline-stdin-2.1.328.json"
@@ -68,14 +68,11 @@ def test_simulator_payload_has_the_golden_shape(tmp_path):
 
 
 def test_real_cli_shows_task_and_progress_and_simulator_agrees(tmp_path, mc_plugin):
-    home, work = tmp_path / "home", tmp_path / "work"
+    work = tmp_path / "work"
     work.mkdir()
     work = work.resolve()
-    claude_dir, data = home / ".claude", home / ".missioncache"
-    claude_dir.mkdir(parents=True)
-    data.mkdir()
-    base = {"HOME": str(home), "MISSIONCACHE_ROOT": str(data), "PATH": os.environ["PATH"]}
-    env = McEnv(home, claude_dir, data, base)
+    env = make_cli_env(tmp_path)
+    home, claude_dir, data = env.home, env.claude_dir, env.data_root
     create_task(mc_plugin, env, "demo-task", work)
     (data / "active" / "demo-task" / "demo-task-tasks.md").write_text(TASKS)
     recorder, recorded = tmp_path / "recorder.py", tmp_path / "stdin.jsonl"

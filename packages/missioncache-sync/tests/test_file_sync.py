@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import shutil
 
-from sync_kit import Machine
-from test_two_machines import A_TURNS, B_TURNS
-
+from missioncache_harness.machines import A_TURNS, B_TURNS, Machine
 from missioncache_sync.sync import FILE_SYNC_IGNORE
 
 

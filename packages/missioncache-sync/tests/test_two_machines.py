@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import time
 
 import pytest
-from sync_kit import Machine, bare_remote
 
-# Two days back: nothing here is clamped by "now" or still open.
-T0 = float(int(time.time()) - 2 * 86400)
-A_TURNS = [(T0, T0 + 600), (T0 + 2000, T0 + 2600)]  # 20 minutes of Claude on A
-B_TURNS = [(T0 + 300, T0 + 900), (T0 + 4000, T0 + 4300)]  # 15 on B, 5 of them beside A's
+from missioncache_harness.machines import A_TURNS, B_TURNS, T0, Machine, bare_remote
 
 
 @pytest.fixture

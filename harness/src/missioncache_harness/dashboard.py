@@ -1,5 +1,5 @@
-"""Start the dashboard as a user does and talk to it: for the tests and the README
-picture (``scripts/dashboard_picture.py``), which go through the same functions.
+"""Start the dashboard as a user does and talk to it: for the dashboard's tests and the
+README picture (``scripts/dashboard_picture.py``), which go through the same functions.
 
 The server is the BUILT plugin's ``bin/missioncache dashboard --port P``, run by the
 workspace's Python (which has Starlette and uvicorn, so it serves in that process rather
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -20,6 +19,9 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from missioncache_harness.worklog import record_work
+from missioncache_harness.workspace import McEnv, create_task
 
 SID = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
 PROMPT_ID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
@@ -98,7 +100,7 @@ def wait_until_up(port: int, process: subprocess.Popen, timeout: float = 30.0) -
 
 
 @contextlib.contextmanager
-def serving(plugin: Path, mc_env, port: int | None = None) -> Iterator[Running]:
+def serving(plugin: Path, mc_env: McEnv, port: int | None = None) -> Iterator[Running]:
     """The dashboard on a free port until the block ends, then stopped by SIGTERM (as
     ``dashboard stop`` does), so its shutdown runs."""
     port = port or free_port()
@@ -123,83 +125,34 @@ def serving(plugin: Path, mc_env, port: int | None = None) -> Iterator[Running]:
                 process.communicate()
 
 
+def _payload(cwd: Path, session: str, event: str, mode: str, **fields: object) -> dict:
+    """The fields every hook's body starts with (contract section 1), then ``fields``."""
+    common = {"session_id": session, "transcript_path": str(cwd / "t.jsonl"), "cwd": str(cwd)}
+    return {**common, "permission_mode": mode, "hook_event_name": event, **fields}
+
+
 def edit_payload(cwd: Path, tool_use_id: str = "toolu_01", session: str = SID) -> dict:
     """A PostToolUse body as Claude Code posts it for a Write (contract sections 1, 6)."""
-    return {
-        "session_id": session,
-        "transcript_path": str(cwd / "t.jsonl"),
-        "cwd": str(cwd),
-        "permission_mode": "acceptEdits",
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Write",
-        "tool_input": {"file_path": str(cwd / "a.txt"), "content": "hello\n"},
-        "tool_response": {"type": "create", "filePath": str(cwd / "a.txt")},
-        "tool_use_id": tool_use_id,
-    }
+    return _payload(
+        cwd,
+        session,
+        "PostToolUse",
+        "acceptEdits",
+        tool_name="Write",
+        tool_input={"file_path": str(cwd / "a.txt"), "content": "hello\n"},
+        tool_response={"type": "create", "filePath": str(cwd / "a.txt")},
+        tool_use_id=tool_use_id,
+    )
 
 
 def prompt_payload(cwd: Path, prompt: str = "make the login work", session: str = SID) -> dict:
-    return {
-        "session_id": session,
-        "transcript_path": str(cwd / "t.jsonl"),
-        "cwd": str(cwd),
-        "permission_mode": "default",
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt,
-        "prompt_id": PROMPT_ID,
-    }
+    """A UserPromptSubmit body as Claude Code posts it (contract section 1)."""
+    return _payload(cwd, session, "UserPromptSubmit", "default", prompt=prompt, prompt_id=PROMPT_ID)
 
 
 def session_row(running: Running, session: str = SID) -> dict | None:
     rows = running.get("/api/sessions")["sessions"]
     return next((row for row in rows if row["session_id"] == session), None)
-
-
-def chromium_path() -> str | None:
-    """``$MISSIONCACHE_CHROMIUM``, else Debian's ``/usr/bin/chromium``, else one on PATH."""
-    import shutil
-
-    explicit = os.environ.get("MISSIONCACHE_CHROMIUM")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
-    if os.access("/usr/bin/chromium", os.X_OK):
-        return "/usr/bin/chromium"
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@contextlib.contextmanager
-def browser_page(chromium: str) -> Iterator[tuple[object, list]]:
-    """A Playwright page in headless Chromium, and the list its console errors (and page
-    errors) are appended to."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium, headless=True, args=CHROMIUM_FLAGS
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 760})
-            errors: list = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            yield page, errors
-        finally:
-            browser.close()
 
 
 # -- the demo world of the browser test and the README picture ----------------------
@@ -233,12 +186,9 @@ Export invoices as CSV for the accounting team. <script>document.title = "pwned"
 """
 
 
-def demo_world(plugin: Path, env, repo: Path) -> dict:
+def demo_world(plugin: Path, env: McEnv, repo: Path) -> dict:
     """Tasks with a week of work (one a fork of another), checklists and a context file
     holding a script tag (shown as text). Returns {name: task id}."""
-    from missioncache_harness.worklog import record_work
-    from missioncache_harness.workspace import create_task
-
     ids: dict = {}
     now = time.time()
     today = time.localtime(now)

@@ -1,5 +1,5 @@
 """Compare what the simulator says with what the real Claude Code CLI did, step by step
-(the helpers of `test_simulator_matches_the_real_cli.py`, its only user).
+(the helpers of `harness/tests/test_simulator_matches_the_real_cli.py`, its only user).
 
 WHY: the simulator is only worth trusting where it agrees with the CLI users run. The conformance
 tests play one scenario twice, through `Session` and through `claude -p` against the fake API, and

@@ -1,13 +1,20 @@
-"""Two machines for the sync tests: two HOMEs (each its own data root and machine id)
-running the built plugin's command line and libraries, and one bare git repository."""
+"""Two machines for the sync tests (``packages/missioncache-sync/tests``): two HOMEs (each
+its own data root and machine id) running the built plugin's command line and libraries,
+and one bare git repository."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 from missioncache_harness.workspace import McEnv, make_env, python3
+
+# Two days back: nothing here is clamped by "now" or still open.
+T0 = float(int(time.time()) - 2 * 86400)
+A_TURNS = [(T0, T0 + 600), (T0 + 2000, T0 + 2600)]  # 20 minutes of Claude on A
+B_TURNS = [(T0 + 300, T0 + 900), (T0 + 4000, T0 + 4300)]  # 15 on B, 5 of them beside A's
 
 # Records turns through the same library calls the hooks use (a heartbeat per prompt, a
 # turn end per Stop, and with ``tokens`` a message's usage per turn and the ``waits``),

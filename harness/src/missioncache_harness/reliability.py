@@ -312,16 +312,16 @@ def _holds_open(pid: str, target: str) -> bool:
     return False
 
 
-def wait_for_lock_waiter(locked: Path, timeout: float = 30.0) -> bool:
-    """Wait until another process has opened ``locked``'s ``.lock`` sidecar.
+def wait_for_lock_waiter(sidecar: str | Path, timeout: float = 30.0) -> bool:
+    """Wait until another process has opened ``sidecar``, a locked file's ``.lock``
+    (``missioncache_state.lock.lock_file_for``: the test names it, as the harness imports
+    none of the product).
 
     WHY this event and not a sleep: a hook that holds the sidecar open is inside its lock
     wait (it opens the sidecar only to take the lock), which is the moment these tests
     must act in; a fixed sleep is either too short on a loaded machine or wasted time.
     """
-    from missioncache_state.lock import lock_file_for
-
-    target = os.path.realpath(lock_file_for(locked))
+    target = os.path.realpath(sidecar)
     me = str(os.getpid())
 
     def waiting() -> bool:

@@ -1,8 +1,0 @@
-"""Report tests use the shared harness fixtures (``mc_plugin``, ``mc_env``, ``mc_task``);
-the browser test's helpers live in ``report_kit`` (importable because this directory is put
-on ``sys.path``: the workspace runs pytest with ``--import-mode=importlib``)."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))

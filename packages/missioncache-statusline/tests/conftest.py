@@ -1,8 +1,0 @@
-"""Status line tests use the shared harness fixtures (``mc_plugin``, ``mc_env``, ``mc_task``);
-their own helpers live in ``statusline_kit`` (importable because this directory is put on
-``sys.path``: the workspace runs pytest with ``--import-mode=importlib``)."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
