@@ -176,9 +176,9 @@ def test_the_first_stop_after_a_kill_takes_the_hooks_out_and_says_so(
 
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    port = dash_kit.free_port()
+    port = dash.free_port()
     run(mc_plugin, mc_env, "install", "--port", str(port))
-    with dash_kit.serving(mc_plugin, mc_env, port) as running:
+    with dash.serving(mc_plugin, mc_env, port) as running:
         assert "dashboard" not in _stop_hook(mc_plugin, mc_env, tmp_path)
         time.sleep(1.0)
         assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()  # still wired
