@@ -34,7 +34,9 @@ def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_re
         assert set(names) == set(ids)
         billing = page.locator('#tasks tr[data-task="billing-export"]')
         assert "[5/8]" in billing.inner_text()
-        assert page.locator("#chart svg rect").count() > 0
+        # The rows above are in the page's own HTML (first paint); the chart is drawn by
+        # the script, a moment later.
+        page.locator("#chart svg rect").first.wait_for(timeout=LIVE_WAIT_MS)
         page.locator("#live-state", has_text="live").wait_for(timeout=LIVE_WAIT_MS)
         page.evaluate("window.__same_page = true")
 
