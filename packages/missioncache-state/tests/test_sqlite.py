@@ -43,3 +43,52 @@ def test_opening_a_database_imports_neither_datetime_nor_the_package(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_opening_a_database_imports_neither_functools_nor_collections(tmp_path):
+    """From Python 3.11 the driver asks for ``functools.lru_cache`` at import; the hooks
+    give it a small cache instead of ~11 M instructions of imports on every prompt."""
+    code = (
+        "import sys\n"
+        "from missioncache_state.sqlite import sqlite3\n"
+        f"sqlite3.connect({str(tmp_path / 'x.db')!r}).execute('SELECT 1').fetchall()\n"
+        "print(sorted({'functools', 'collections'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        env={"PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_statement_cache_keeps_every_query_right_past_its_size(tmp_path):
+    """More distinct statements than the cache holds, the same one on two live cursors,
+    and a connection that caches none: every query still gets its own rows."""
+    code = (
+        "from missioncache_state.sqlite import sqlite3\n"
+        "conn = sqlite3.connect(':memory:', cached_statements=4)\n"
+        "conn.execute('CREATE TABLE t(x)')\n"
+        "for i in range(50):\n"
+        "    conn.execute(f'INSERT INTO t VALUES ({i})')\n"
+        "    conn.execute('INSERT INTO t VALUES (?)', (-i,))\n"
+        "a = conn.execute('SELECT x FROM t ORDER BY x')\n"
+        "first = a.fetchone()\n"
+        "b = conn.execute('SELECT x FROM t ORDER BY x')\n"
+        "print(first, len(b.fetchall()), len(a.fetchall()))\n"
+        "none = sqlite3.connect(':memory:', cached_statements=0)\n"
+        "print(none.execute('SELECT 7').fetchall(), none.execute('SELECT 7').fetchall())\n"
+        "import sys; print('functools' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        env={"PYTHONPATH": str(SRC)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["(-49,) 100 99", "[(7,)] [(7,)]", "False"]
