@@ -131,7 +131,7 @@ def test_hook_path_imports_nothing_heavy(mc_bare, cli, mc_workdir):
         "    format_duration(db.time_invested(task.id))\n"
         "print(processed)\n"
     )
-    done = mc_bare.python(measuring(code, "import os, signal, sqlite3, sys"), cwd=mc_workdir)
+    done = mc_bare.python(measuring(code, "import os, signal, sys"), cwd=mc_workdir)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["3"]
     assert heavy_from(done.stderr) == []

@@ -43,7 +43,7 @@ def test_hook_path_functions_import_nothing_heavy(mc_roots, tmp_path):
             python3(),
             "-S",
             "-c",
-            measuring(HOOK_PATH, "import os, sqlite3, sys"),
+            measuring(HOOK_PATH),
             str(rules_src),
         ],
         env=env,
