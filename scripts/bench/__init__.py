@@ -12,6 +12,7 @@ from bench import (
     contention,
     heartbeats,
     hooks,
+    instructions,
     sessionstart,
     statusline,
     transcripts,
@@ -19,6 +20,7 @@ from bench import (
 
 PARTS = {
     "hooks": hooks,
+    "instructions": instructions,
     "contention": contention,
     "transcripts": transcripts,
     "heartbeats": heartbeats,

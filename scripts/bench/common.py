@@ -161,9 +161,12 @@ class Home:
 
     def cli(self, *args: str) -> int | None:
         """Run the plugin's bundled ``missioncache_cli`` command (as the user would)."""
-        env = dict(self.env, PYTHONPATH=str(self.bench.plugin / "lib"))
+        lib = self.bench.plugin / "lib"
+        env = dict(self.env, PYTHONPATH=str(lib))
+        # A plugin built before the command line had its own package kept it in the db's.
+        module = "missioncache_cli" if (lib / "missioncache_cli").is_dir() else "missioncache_db"
         done = subprocess.run(
-            [self.bench.python, "-m", "missioncache_cli", *args],
+            [self.bench.python, "-m", module, *args],
             env=env,
             cwd=self.repo,
             capture_output=True,
