@@ -107,10 +107,16 @@ def describe(error: BaseException) -> str:
 
 def start_sync() -> None:
     """The snapshot just saved goes to the person's other machines: a detached, debounced
-    sync when sync is set up (docs/sync.md); never waited for."""
-    from missioncache_sync.hooks import start_auto
+    sync when sync is set up (docs/sync.md); never waited for. Where it is not, one stat
+    and no import of sync."""
+    import os
 
-    start_auto("precompact")
+    from missioncache_state.locations import sync_dir
+
+    if os.path.isdir(sync_dir()):
+        from missioncache_sync.hooks import start_auto
+
+        start_auto("precompact")
 
 
 def main() -> None:

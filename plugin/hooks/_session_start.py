@@ -343,9 +343,7 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
 
     lost_summary = take_summary_note()
     message += f"; {lost_summary}" if lost_summary else ""
-    from missioncache_sync.hooks import take_notice
-
-    synced = take_notice()  # the remote unreachable, a conflict kept: told once
+    synced = sync_notice()  # the remote unreachable, a conflict kept: told once
     message += f"; {synced}" if synced else ""
     context = fit(parts, CONTEXT_BUDGET)
     if SUMMARY_HEADING in context:  # the human should know what Claude was handed
@@ -374,11 +372,28 @@ def main() -> None:
     try:
         respond(ident, payload)
     finally:  # after the answer is out: the pull never competes with it (docs/sync.md)
-        from missioncache_hookio.dashboard_left import tidy_in_background
-        from missioncache_sync.hooks import start_auto
+        from missioncache_state.locations import dashboard_dir, sync_dir
 
-        tidy_in_background()  # a killed dashboard's hooks go before the first prompt
-        start_auto("start")  # detached; this hook never waits for it
+        # Each only where its folder exists: elsewhere one stat, no import (docs/hooks.md).
+        if os.path.isdir(dashboard_dir()):
+            from missioncache_hookio.dashboard_left import tidy_in_background
+
+            tidy_in_background()  # a killed dashboard's hooks go before the first prompt
+        if os.path.isdir(sync_dir()):
+            from missioncache_sync.hooks import start_auto
+
+            start_auto("start")  # detached; this hook never waits for it
+
+
+def sync_notice() -> str:
+    """What sync has to tell the person once, or "" (no import where sync is not set up)."""
+    from missioncache_state.locations import sync_dir
+
+    if not os.path.isdir(sync_dir()):
+        return ""
+    from missioncache_sync.hooks import take_notice
+
+    return take_notice()
 
 
 def respond(ident: Identity, payload: dict[str, Any]) -> None:

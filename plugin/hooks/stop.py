@@ -112,12 +112,18 @@ def main() -> None:
     if ident.transcript_path:
         record_tokens(payload, ident.session_id, ident.transcript_path)
 
-    from missioncache_sync.hooks import start_auto
+    from missioncache_state.locations import dashboard_dir, sync_dir
 
-    start_auto("stop")  # one stat when sync is off; a detached, debounced push when on
-    from missioncache_hookio.dashboard_left import tidy_in_background
+    # Each only where its folder exists: elsewhere one stat, no import (docs/hooks.md).
+    if os.path.isdir(sync_dir()):
+        from missioncache_sync.hooks import start_auto
 
-    notes = [tidy_in_background()]  # a killed dashboard's hooks: out, and said so
+        start_auto("stop")  # a detached, debounced push
+    notes = []
+    if os.path.isdir(dashboard_dir()):
+        from missioncache_hookio.dashboard_left import tidy_in_background
+
+        notes.append(tidy_in_background())  # a killed dashboard's hooks: out, and said so
     if not payload.get("stop_hook_active"):
         notes.append(save_reminder(payload, ident))
     message = " · ".join(note for note in notes if note)

@@ -13,8 +13,6 @@ keywords that ignore ASCII case only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .document import Doc, parse_heading, split_input_lines
 from .fences import scan_fences
 from .numbers import (
@@ -24,6 +22,10 @@ from .numbers import (
     normalize_number,
     number_ends,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 STAMP_MARKER = "**Last Updated:**"
 RECENT_CHANGES = "Recent Changes"

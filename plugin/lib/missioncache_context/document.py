@@ -14,9 +14,11 @@ import policy, docs/hooks.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .fences import scan_fences
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 BOM = "\ufeff"
 

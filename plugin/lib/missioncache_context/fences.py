@@ -15,7 +15,9 @@ import policy, docs/hooks.md).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class FenceMap:

@@ -10,11 +10,14 @@ import policy, docs/hooks.md).
 
 from __future__ import annotations
 
-from collections import namedtuple
-from collections.abc import Iterable
+from missioncache_state.tuples import namedtuple
 
 from .document import Doc
 from .numbers import ASCII_DIGITS, normalize_number, number_ends, top_level_integer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _BULLETS = ("-", "*", "+")
 _BOXES = ("[ ]", "[x]", "[X]")

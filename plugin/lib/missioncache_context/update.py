@@ -13,7 +13,8 @@ import os
 import stat
 import sys
 import time
-from collections import namedtuple
+
+from missioncache_state.tuples import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections import namedtuple
 
 from missioncache_db.model import is_contained
 from missioncache_state.atomic import atomic_write_bytes
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps, loads
+from missioncache_state.tuples import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,10 +14,9 @@ import time
 
 from missioncache_db import spool
 from missioncache_db.schema import is_busy, write_transaction
+from missioncache_db.spool import TURN_END, USAGE
 from missioncache_db.tasks import stamp_worked_on
 from missioncache_db.timefmt import local_text, to_epoch
-from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES, TURN_END
-from missioncache_db.usage_record import USAGE
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
@@ -147,6 +146,8 @@ def _spooled_cwd(raw: dict) -> str | None:
 
 
 def _valid_turn_end(raw: dict) -> dict | None:
+    from missioncache_db.turn_end import MAX_BACKGROUND, OUTCOMES
+
     prompt_id, background = prompt_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
     if prompt_id is None or not _is_int(background) or raw.get("outcome") not in OUTCOMES:
         return None

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections import namedtuple
 
 from missioncache_state.locations import data_root
+from missioncache_state.tuples import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,12 +94,13 @@ class Task(
     timestamps or None); fork_of (the id of the task this one is a fork of, or None:
     docs/forks.md).
 
-    A plain ``collections.namedtuple`` rather than a dataclass or ``typing.NamedTuple``:
-    ``dataclasses`` and ``typing`` cost milliseconds of imports on every prompt, for
-    nothing we need. Paths are computed on access because the data root is read from the
-    environment at call time. ``directory``, ``context_file`` and ``tasks_file`` are
-    ``Path`` objects; ``directory_path``, ``context_path`` and ``tasks_path`` are the same
-    as strings, for hooks (importing pathlib costs milliseconds on every hook run).
+    A light named tuple (``missioncache_state.tuples``), not a dataclass or
+    ``typing.NamedTuple``: ``dataclasses``, ``typing`` and ``collections`` cost milliseconds
+    of imports on every prompt, for nothing we need. Paths are computed on access because
+    the data root is read from the environment at call time. ``directory``, ``context_file``
+    and ``tasks_file`` are ``Path`` objects; ``directory_path``, ``context_path`` and
+    ``tasks_path`` are the same as strings, for hooks (importing pathlib costs milliseconds
+    on every hook run).
     """
 
     __slots__ = ()

@@ -36,6 +36,11 @@ import os
 from missioncache_state.json_codec import dumps, loads
 from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
 
+# The ``type`` of the records besides heartbeats (which have none) that the spool carries
+# to tasks.db: here, with the format, so the reader needs none of their writers' modules.
+TURN_END = "turn_end"
+USAGE = "usage"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator

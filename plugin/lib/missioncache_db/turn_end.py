@@ -16,11 +16,12 @@ from __future__ import annotations
 import os
 import time
 
+from missioncache_db.spool import TURN_END
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from missioncache_state.ids import PromptId, SessionId
 
-TURN_END = "turn_end"  # the ``type`` of a spooled turn-end record (heartbeats have none)
 OUTCOMES = ("stop", "failure")
 MAX_BACKGROUND = 1000
 

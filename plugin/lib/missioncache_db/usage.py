@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from missioncache_db.usage_record import USAGE
+from missioncache_db.spool import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import time
 
+from missioncache_db.spool import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 
     from missioncache_state.ids import PromptId, SessionId
 
-USAGE = "usage"  # the ``type`` of a spooled usage record
 STATE_KIND = "usage"
 PER_LINE = 150  # messages per spool line: a line stays far below spool.MAX_LINE
 MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the next one

@@ -58,6 +58,12 @@ def dashboard_dir() -> str:
     return os.path.join(state_dir(), "dashboard")
 
 
+def sync_dir() -> str:
+    """Sync's machine-local state (``missioncache_sync.paths``). Here, below sync, so a hook
+    can look for it before importing sync at all: where sync is not set up, one ``stat``."""
+    return os.path.join(data_root(), "sync")
+
+
 def hooks_state_db_path() -> str:
     return os.path.join(claude_dir(), "hooks-state.db")
 

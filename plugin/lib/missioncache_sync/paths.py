@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import os
 
-from missioncache_state.locations import data_root
-
-
-def sync_dir() -> str:
-    return os.path.join(data_root(), "sync")
+from missioncache_state.locations import sync_dir as sync_dir
 
 
 def config_path() -> str:

@@ -7,8 +7,7 @@ what the exchange costs; the byte budget bounds the walk when no prompt is in re
 
 from __future__ import annotations
 
-from collections import namedtuple
-
+from ._record import namedtuple
 from .conversation import is_prompt
 from .records import iter_records_reversed
 from .reverse_reader import DEFAULT_BLOCK_SIZE, DEFAULT_MAX_BYTES

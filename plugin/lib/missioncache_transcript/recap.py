@@ -12,8 +12,7 @@ byte budget.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
+from ._record import namedtuple
 from .conversation import blocks_of, is_prompt, is_typed_prompt, prompt_text, role_of, text_parts
 from .edits import edit_of
 from .records import iter_records_reversed

@@ -7,8 +7,7 @@ stops at a prompt once it holds n prompts and n replies, so every reply it keeps
 
 from __future__ import annotations
 
-from collections import namedtuple
-
+from ._record import namedtuple
 from .conversation import (
     is_prompt,
     is_typed_prompt,
@@ -30,8 +29,7 @@ ELLIPSIS = "…"
 
 class Turn(namedtuple("Turn", "role text timestamp")):
     """A prompt (``role="user"``) or an assistant text reply, cut to the caller's limit;
-    ``timestamp`` is the record's text timestamp or None. ``collections.namedtuple``:
-    typing costs milliseconds on every hook run."""
+    ``timestamp`` is the record's text timestamp or None."""
 
     __slots__ = ()
 
