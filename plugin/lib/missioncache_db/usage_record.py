@@ -38,6 +38,7 @@ MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the nex
 # Stop's 10 s.
 CATCH_UP_TRIES = 20
 CATCH_UP_DELAY = 0.05  # seconds
+SEEN_PROMPTS = 8  # turns remembered as read: a later Stop for one of them never waits
 
 
 def _as_row(message: Any, agent: str | None, fallback_prompt: str | None) -> list:
@@ -126,6 +127,14 @@ def _caught_up(kept: dict, rows: list[list], prompt_id: str) -> bool:
     return any(row[4] == prompt_id for row in rows)
 
 
+def _seen_prompts(seen: list, rows: list[list]) -> list:
+    """The newest ``SEEN_PROMPTS`` prompt ids whose messages have been read."""
+    for row in rows:
+        if isinstance(row[4], str) and row[4] not in seen:
+            seen = [*seen, row[4]]
+    return seen[-SEEN_PROMPTS:]
+
+
 def record_usage(
     sid: SessionId | None, transcript_path: Any, prompt_id: PromptId | None = None
 ) -> int:
@@ -146,12 +155,19 @@ def record_usage(
     state = load_state(STATE_KIND, sid) or {}
     waits: list = []
     rows, kept = collect(transcript_path, state, prompt_id, waits)
+    # A turn whose messages an earlier call already read (a second Stop for the same
+    # prompt, a StopFailure then a Stop) is caught up: nothing more of it is coming.
+    kept_seen = state.get("seen")
+    seen: list = kept_seen if isinstance(kept_seen, list) else []
     tries = CATCH_UP_TRIES
-    while prompt_id is not None and tries and not _caught_up(kept, rows, prompt_id):
+    while prompt_id is not None and tries and prompt_id not in seen:
+        if _caught_up(kept, rows, prompt_id):
+            break
         tries -= 1
         time.sleep(CATCH_UP_DELAY)
         more, kept = collect(transcript_path, kept, prompt_id, waits)
         rows.extend(more)
+    kept["seen"] = _seen_prompts(seen, rows)
     if rows or waits:
         from missioncache_db import spool
 
