@@ -49,10 +49,14 @@ BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.js
 
 def remove_legacy_rules() -> None:
     """Claude Code loads ``~/.claude/rules/`` into every project, even after uninstall:
-    the managed file an earlier version put there goes (a user's file stays)."""
-    from missioncache_state.rules import remove_legacy_rules as remove
+    the managed file an earlier version put there goes (a user's file stays). Without
+    that folder, one stat and no import."""
+    from missioncache_state.locations import rules_dir
 
-    remove()
+    if os.path.isdir(rules_dir()):
+        from missioncache_state.rules import remove_legacy_rules as remove
+
+        remove()
 
 
 def banner(

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from missioncache_hookio.budget import MIN_USEFUL, Part, cut_mark, fit
+from missioncache_hookio.budget import MIN_USEFUL, Part, cut_mark, fit, units
 
 
 def test_everything_fits_unchanged_in_order():
@@ -74,3 +74,12 @@ def test_a_part_of_astral_characters_alone_is_bounded_in_units():
 def test_never_over_the_limit_in_utf16_units(raw, limit):
     parts = [Part(f"p{i}", text, prio) for i, (text, prio) in enumerate(raw)]
     assert _utf16(fit(parts, limit)) <= limit
+
+
+@given(st.text())
+def test_units_are_what_utf16_counts(text):
+    assert units(text) == len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def test_units_count_a_lone_surrogate_once_and_an_emoji_twice():
+    assert units("a\ud800b") == 3 and units("é🙂") == 3 and units("") == 0
