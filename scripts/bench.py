@@ -5,6 +5,7 @@ Benchmarks, not tests: they report figures and whether each target was met; they
 fail a build. Parts (``--parts``, comma-separated, default all):
 
 - ``hooks``: each hook as Claude Code runs it, beside the interpreter floor (interleaved)
+- ``instructions``: instructions each hook executes (valgrind's callgrind), beside the floor
 - ``contention``: heartbeats from 1/4/16 sessions while another process holds the lock
 - ``transcripts``: Stop and PreCompact against transcript size (10 KB .. 500 MB)
 - ``heartbeats``: process_heartbeats against 10k/100k/1M heartbeats (time, peak memory)
