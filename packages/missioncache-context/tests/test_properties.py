@@ -22,6 +22,7 @@ from missioncache_context import (
     set_stamp,
     task_headings,
 )
+from missioncache_context.document import Doc, parse_heading
 from missioncache_context.fences import fenced_lines
 
 WHEN = "2099-12-31 23:59"
@@ -238,3 +239,37 @@ def test_mark_done_flips_one_unfenced_box_or_nothing(doc, selector):
     line = text[: diffs[0]].count("\n")
     assert not fenced[line]
     assert result.matched == [selector]
+
+
+PIECES = ["# T", "## Next Steps", "### 2026-01-01 10:00", "#x", "    # four", "   ### three #"]
+PIECES += ["```", "~~~~", "``` py", "```x`", "text", "", " ", "\r", "\ufeff", "a\rb"]
+raw_text = st.one_of(
+    st.text(alphabet="#`~ \t\r\nTa1", max_size=80),
+    st.lists(st.sampled_from(PIECES), max_size=14).flatmap(
+        lambda lines: st.lists(
+            st.sampled_from(["\n", "\r\n", ""]), min_size=len(lines), max_size=len(lines)
+        ).map(lambda ends: "".join(line + end for line, end in zip(lines, ends)))
+    ),
+)
+
+
+@given(raw_text)
+def test_a_parsed_text_answers_as_its_definition_says(text):
+    """Lines, offsets, headings and block ends of ``Doc`` against their plain definitions:
+    only ``\\n`` ends a line, a heading is a parsed line outside fences, a block ends at the
+    next heading of that level or higher."""
+    doc = Doc(text)
+    body = text[1:] if text.startswith("\ufeff") else text
+    assert "".join(doc.lines) == body
+    assert doc.contents == split(text)
+    assert doc.starts == [len("".join(doc.lines[:i])) for i in range(len(doc))]
+    fenced = fenced_lines(doc.contents)
+    expected = [None if inside else parse_heading(c) for c, inside in zip(doc.contents, fenced)]
+    assert [doc.heading(i) for i in range(len(doc))] == expected
+    assert doc.headings() == [(i, *h) for i, h in enumerate(expected) if h is not None]
+    for start in range(len(doc)):
+        later = [i for i in range(start + 1, len(doc)) if expected[i] is not None]
+        assert doc.headings_between(start, len(doc) - 1) == [i for i in later if i < len(doc) - 1]
+        for level in range(1, 7):
+            ends = [i for i in later if expected[i][0] <= level]
+            assert doc.block_end(start, level) == (ends[0] if ends else len(doc))

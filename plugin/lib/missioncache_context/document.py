@@ -14,6 +14,8 @@ import policy, docs/hooks.md).
 
 from __future__ import annotations
 
+from itertools import accumulate
+
 from .fences import scan_fences
 
 TYPE_CHECKING = False
@@ -67,15 +69,28 @@ class Doc:
     def __init__(self, text: str) -> None:
         self.bom, self.body = split_bom(text)
         self.nl = dominant_newline(self.body)
-        self.lines = _split(self.body)
-        self.starts: list[int] = []
-        offset = 0
-        for line in self.lines:
-            self.starts.append(offset)
-            offset += len(line)
-        self.contents = [_content(line) for line in self.lines]
+        parts = self.body.split("\n")
+        last = parts.pop()  # the text after the final newline ("" when it ends with one)
+        self.lines = [part + "\n" for part in parts]
+        if last:
+            self.lines.append(last)
+            parts.append(last)
+        # A line's content drops its ending; only a \r right before the \n belongs to it.
+        self.contents = (
+            [part[:-1] if part[-1:] == "\r" else part for part in parts]
+            if "\r" in self.body
+            else parts
+        )
+        self.starts = list(accumulate(map(len, self.lines), initial=0))[: len(self.lines)]
         self.fences = scan_fences(self.contents)
         self._headings: list[tuple[int, str] | None] | None = None
+        self._heading_lines: list[int] = []  # filled with _headings
+
+    @classmethod
+    def of(cls, text: str | Doc) -> Doc:
+        """``text`` parsed, or as it is when it was parsed already (readers that look at
+        one text several ways parse it once)."""
+        return text if isinstance(text, Doc) else cls(text)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -91,30 +106,37 @@ class Doc:
         return self._parsed_headings()[index]
 
     def _parsed_headings(self) -> list[tuple[int, str] | None]:
-        """Every line's heading, parsed once: section and entry lookups ask about the same
-        lines again and again (each block end scans forward), and a hook edits a context
-        file of hundreds of lines on the user's time."""
+        """Every line's heading, parsed once (section and entry lookups ask about the same
+        lines again and again, and a hook reads a context file on the user's time), and
+        the indexes of the lines that have one. Only a line with a ``#`` in its first four
+        characters can be a heading, so the others cost one test."""
         if self._headings is None:
             inside = self.fences.inside
-            self._headings = [
-                None if inside[index] else parse_heading(content)
-                for index, content in enumerate(self.contents)
-            ]
+            headings: list[tuple[int, str] | None] = [None] * len(self.contents)
+            for index, content in enumerate(self.contents):
+                if "#" in content[:4] and not inside[index]:
+                    headings[index] = parse_heading(content)
+            self._headings = headings
+            self._heading_lines = [i for i, parsed in enumerate(headings) if parsed is not None]
         return self._headings
 
     def headings(self) -> list[tuple[int, int, str]]:
         """(line index, level, title) of every heading outside fences, in order."""
-        return [
-            (index, parsed[0], parsed[1])
-            for index, parsed in enumerate(self._parsed_headings())
-            if parsed is not None
-        ]
+        parsed = self._parsed_headings()
+        return [(index, *parsed[index]) for index in self._heading_lines]  # type: ignore[misc]
+
+    def headings_between(self, start: int, end: int) -> list[int]:
+        """Line indexes of the headings after line ``start`` and before line ``end``."""
+        self._parsed_headings()
+        lines = self._heading_lines
+        return [index for index in lines[_first_after(lines, start) :] if index < end]
 
     def block_end(self, start: int, max_level: int) -> int:
         """Index of the first heading after ``start`` with level <= ``max_level`` (or EOF)."""
-        for index in range(start + 1, len(self.lines)):
-            parsed = self.heading(index)
-            if parsed is not None and parsed[0] <= max_level:
+        parsed = self._parsed_headings()
+        lines = self._heading_lines
+        for index in lines[_first_after(lines, start) :]:
+            if parsed[index][0] <= max_level:  # type: ignore[index]
                 return index
         return len(self.lines)
 
@@ -172,19 +194,17 @@ def _joined(lines: Sequence[str], nl: str) -> str:
     return "".join(line + nl for line in lines)
 
 
-def _split(body: str) -> list[str]:
-    """Lines with their endings; only ``\\n`` splits (unlike ``str.splitlines``)."""
-    parts = body.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _content(line: str) -> str:
-    if line.endswith("\n"):
-        line = line[:-1]
-    return line[:-1] if line.endswith("\r") else line
+def _first_after(sorted_lines: list[int], start: int) -> int:
+    """Position of the first value above ``start`` in ``sorted_lines`` (a binary search:
+    ``bisect`` is a shared library to load on most Pythons, for ten lines of work)."""
+    low, high = 0, len(sorted_lines)
+    while low < high:
+        middle = (low + high) // 2
+        if sorted_lines[middle] <= start:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def split_input_lines(value: str | Sequence[str]) -> list[str]:

@@ -12,6 +12,7 @@ or word boundary with a visible marker, so a reader knows there is more in the f
 from __future__ import annotations
 
 from .context_file import NEXT_STEPS, newest_recent_change, section
+from .document import Doc
 
 TRUNCATED = "\n[... truncated]"
 _SEPARATOR = "\n\n"
@@ -23,10 +24,11 @@ def digest(text: str, limit: int = 3000) -> str:
     Missing parts are left out; an empty string means neither exists.
     """
     parts = []
-    steps = section(text, NEXT_STEPS)
+    doc = Doc(text)  # parsed once for both parts
+    steps = section(doc, NEXT_STEPS)
     if steps:
         parts.append(f"## {NEXT_STEPS}\n{steps}")
-    newest = newest_recent_change(text)
+    newest = newest_recent_change(doc)
     if newest:
         parts.append(f"## Recent Changes (latest)\n{newest}")
     whole = _SEPARATOR.join(parts)

@@ -119,10 +119,10 @@ def _section_span(doc: Doc, name: str) -> tuple[int, int] | None:
     return None
 
 
-def section(text: str, name: str) -> str | None:
+def section(text: str | Doc, name: str) -> str | None:
     """Body of the first ``## name`` section (``\\n`` line endings, outer blank lines
-    trimmed); None when there is no such section."""
-    doc = Doc(text)
+    trimmed); None when there is no such section. ``text`` may come parsed already."""
+    doc = Doc.of(text)
     span = _section_span(doc, name)
     return None if span is None else doc.text_of(span[0] + 1, span[1])
 
@@ -130,9 +130,8 @@ def section(text: str, name: str) -> str | None:
 def _entry_spans(doc: Doc, start: int, end: int) -> list[tuple[int, int]]:
     """(heading, end) of each ``###`` entry between lines ``start`` and ``end``."""
     spans = []
-    for index in range(start + 1, end):
-        parsed = doc.heading(index)
-        if parsed is not None and parsed[0] == 3:
+    for index in doc.headings_between(start, end):
+        if doc.heading(index)[0] == 3:  # type: ignore[index]
             spans.append((index, min(doc.block_end(index, 3), end)))
     return spans
 
@@ -146,15 +145,16 @@ def recent_changes(text: str) -> list[str]:
     return [doc.text_of(start, end) for start, end in _entry_spans(doc, *span)]
 
 
-def newest_recent_change(text: str) -> str | None:
+def newest_recent_change(text: str | Doc) -> str | None:
     """The newest Recent Changes entry (heading + body).
 
     Entries are kept newest first, but a hand-edited file may not be: the entry with the
     latest ``YYYY-MM-DD HH:MM`` heading wins, ties going to the one nearer the top. With no
     dated entry the first entry is used; with no entry at all, the section's own text (older
-    tools wrote bare bullets there); None when that is empty too.
+    tools wrote bare bullets there); None when that is empty too. ``text`` may come
+    parsed already.
     """
-    doc = Doc(text)
+    doc = Doc.of(text)
     span = _section_span(doc, RECENT_CHANGES)
     if span is None:
         return None

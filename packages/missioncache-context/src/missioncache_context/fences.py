@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
+_FENCE_CHARS = ("`", "~")
+
+
 class FenceMap:
     """Per-line fence facts for one document.
 
@@ -75,12 +78,16 @@ def _closes(line: str, run: str) -> bool:
 
 def scan_fences(lines: Sequence[str]) -> FenceMap:
     """Map fences over ``lines`` (line contents without their line endings)."""
+    joined = "\n".join(lines)
+    if "```" not in joined and "~~~" not in joined:  # no run of three: no fence at all
+        return FenceMap([False] * len(lines), [None] * len(lines))
     inside: list[bool] = []
     pending: list[str | None] = []
     run: str | None = None
     for line in lines:
         if run is None:
-            run = _opener(line)
+            # Cheap first: an opener's first character after 0-3 spaces is ` or ~.
+            run = _opener(line) if line[:4].lstrip(" ")[:1] in _FENCE_CHARS else None
             inside.append(run is not None)
         else:
             inside.append(True)
