@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from missioncache_context import record_change, update_file
-from missioncache_context.update import QUIET_SECONDS, NotUtf8Error, read_ends, read_file, read_head
+from missioncache_context.reading import NotUtf8Error, read_ends, read_file, read_head
+from missioncache_context.update import QUIET_SECONDS
 from missioncache_state.files import NotRegularFileError
 from missioncache_state.history import KEEP, history_dir, versions
 
@@ -246,10 +247,10 @@ def test_a_killed_writers_temp_file_and_the_lock_sidecar_are_cleaned_up(tmp_path
 def test_a_file_over_the_size_bound_is_refused_whole_and_left_alone(tmp_path, monkeypatch):
     """A notes file larger than MAX_EDIT_BYTES is neither read into memory nor rewritten
     from a part of it; one exactly at the bound is still a notes file."""
-    from missioncache_context import update
+    from missioncache_context import reading
     from missioncache_state.files import FileTooLargeError
 
-    monkeypatch.setattr(update, "MAX_EDIT_BYTES", 10)
+    monkeypatch.setattr(reading, "MAX_EDIT_BYTES", 10)
     path = tmp_path / "c.md"
     path.write_bytes(b"0123456789")
     _backdate(path)

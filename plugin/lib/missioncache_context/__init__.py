@@ -56,6 +56,18 @@ if TYPE_CHECKING:  # the type checker sees the names __getattr__ serves
     from .numbers import (
         selector_number as selector_number,
     )
+    from .reading import (
+        NotUtf8Error as NotUtf8Error,
+    )
+    from .reading import (
+        read_ends as read_ends,
+    )
+    from .reading import (
+        read_file as read_file,
+    )
+    from .reading import (
+        read_head as read_head,
+    )
     from .tasks_file import (
         AppendResult as AppendResult,
     )
@@ -84,22 +96,10 @@ if TYPE_CHECKING:  # the type checker sees the names __getattr__ serves
         FileChangedError as FileChangedError,
     )
     from .update import (
-        NotUtf8Error as NotUtf8Error,
-    )
-    from .update import (
         SaveDivertedError as SaveDivertedError,
     )
     from .update import (
         UpdateResult as UpdateResult,
-    )
-    from .update import (
-        read_ends as read_ends,
-    )
-    from .update import (
-        read_file as read_file,
-    )
-    from .update import (
-        read_head as read_head,
     )
     from .update import (
         update_file as update_file,
@@ -130,11 +130,11 @@ _EXPORTS = {
     "append_items": "tasks_file",
     "digest": "context_digest",
     "update_file": "update",
-    "read_file": "update",
-    "read_head": "update",
-    "read_ends": "update",
+    "read_file": "reading",
+    "read_head": "reading",
+    "read_ends": "reading",
     "UpdateResult": "update",
-    "NotUtf8Error": "update",
+    "NotUtf8Error": "reading",
     "FileChangedError": "update",
     "SaveDivertedError": "update",
 }

@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-_FENCE_CHARS = ("`", "~")
-
-
 class FenceMap:
     """Per-line fence facts for one document.
 
@@ -77,23 +74,26 @@ def _closes(line: str, run: str) -> bool:
 
 
 def scan_fences(lines: Sequence[str]) -> FenceMap:
-    """Map fences over ``lines`` (line contents without their line endings)."""
-    joined = "\n".join(lines)
-    if "```" not in joined and "~~~" not in joined:  # no run of three: no fence at all
-        return FenceMap([False] * len(lines), [None] * len(lines))
-    inside: list[bool] = []
-    pending: list[str | None] = []
+    """Map fences over ``lines`` (line contents without their line endings).
+
+    Only a line holding a run of three backticks or tildes can open or close a fence, so
+    only those are looked at; the lines between take the state the last of them left."""
+    count = len(lines)
+    inside: list[bool] = [False] * count
+    pending: list[str | None] = [None] * count
     run: str | None = None
-    for line in lines:
+    opened = 0
+    for index in [i for i, line in enumerate(lines) if "```" in line or "~~~" in line]:
         if run is None:
-            # Cheap first: an opener's first character after 0-3 spaces is ` or ~.
-            run = _opener(line) if line[:4].lstrip(" ")[:1] in _FENCE_CHARS else None
-            inside.append(run is not None)
-        else:
-            inside.append(True)
-            if _closes(line, run):
-                run = None
-        pending.append(run)
+            run = _opener(lines[index])
+            opened = index
+        elif _closes(lines[index], run):
+            inside[opened : index + 1] = [True] * (index + 1 - opened)
+            pending[opened:index] = [run] * (index - opened)
+            run = None
+    if run is not None:  # never closed: it runs to the end of the file
+        inside[opened:] = [True] * (count - opened)
+        pending[opened:] = [run] * (count - opened)
     return FenceMap(inside, pending)
 
 

@@ -9,7 +9,7 @@ def outcome_lines(fork_key: str, fork_context: str, outcome: str | None) -> list
     """What the parent records: the given outcome, else the body of the fork's newest
     Recent Changes entry (what its last save said), else that nothing was recorded."""
     from missioncache_context.context_file import newest_recent_change
-    from missioncache_context.update import read_head
+    from missioncache_context.reading import read_head
 
     text = (outcome or "").strip()
     if not text:

@@ -16,32 +16,13 @@ import time
 
 from missioncache_state.tuples import namedtuple
 
+from . import reading
+from .reading import as_path, decode_utf8, read_bytes
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
-
-_BOM = b"\xef\xbb\xbf"
-
-
-def _as_path(path: str) -> Path:
-    from pathlib import Path  # only when asked: hooks work with strings
-
-    return Path(path)
-
-
-class NotUtf8Error(ValueError):
-    """The file is not valid UTF-8; it was left untouched. ``file`` is its path as a
-    string, ``path`` as a Path."""
-
-    def __init__(self, path: str | os.PathLike[str], position: int) -> None:
-        super().__init__(f"{path} is not valid UTF-8 (byte {position}); left untouched")
-        self.file = os.fspath(path)
-        self.position = position
-
-    @property
-    def path(self) -> Path:
-        return _as_path(self.file)
 
 
 class UpdateResult(namedtuple("UpdateResult", "file changed before after")):
@@ -54,16 +35,7 @@ class UpdateResult(namedtuple("UpdateResult", "file changed before after")):
 
     @property
     def path(self) -> Path:
-        return _as_path(self.file)
-
-
-def _decode(path: str, data: bytes) -> tuple[bytes, str]:
-    """(BOM bytes or b"", text) - raising NotUtf8Error instead of guessing."""
-    bom = _BOM if data.startswith(_BOM) else b""
-    try:
-        return bom, data[len(bom) :].decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise NotUtf8Error(path, error.start + len(bom)) from None
+        return as_path(self.file)
 
 
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
@@ -72,8 +44,6 @@ CHANGING_LIMIT = 2.5  # how long a file may keep changing before it is left alon
 RESCUE_LIMIT = 1.5  # more time for a save that reached the replaced file to finish
 # WHY these bounds: an update takes at most its lock wait + CHANGING_LIMIT + RESCUE_LIMIT,
 # and PreCompact (30 s budget) also waits up to 5 s for the lock and 20 s for tasks.db.
-MAX_EDIT_BYTES = 64 << 20  # a larger file is refused, not read whole into memory (x10)
-HEAD_LIMIT = 1 << 20  # what a hook reads of a file for a digest or a reminder
 _WRITTEN = ".written"  # our last write's signature, in the file's history folder
 # WHY not on Windows: there a file open anywhere, our own descriptor included, cannot be
 # replaced, and an editor holding it open blocks the replace (retried, then reported)
@@ -155,69 +125,6 @@ class SaveDivertedError(FileChangedError):
         self.copy = copy
 
 
-def _read_bytes(path: str) -> bytes:
-    """The whole file, if it is a regular file of at most MAX_EDIT_BYTES (OSError
-    otherwise: a FIFO, a device or a directory is never read, let alone replaced)."""
-    from missioncache_state.files import read_regular
-
-    return read_regular(path, MAX_EDIT_BYTES)
-
-
-def read_file(path: str | os.PathLike[str]) -> str:
-    """A context/tasks file's text without BOM (no lock: writers replace atomically).
-
-    Raises FileNotFoundError when missing, NotUtf8Error when not UTF-8, and OSError
-    (missioncache_state.files) when it is not a regular file or larger than
-    MAX_EDIT_BYTES.
-    """
-    target = os.fspath(path)
-    return _decode(target, _read_bytes(target))[1]
-
-
-def read_head(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> str:
-    """The text of a file's first ``limit`` bytes, cut at the last whole line when the
-    file is longer: the digest and the task tracker need the top of a file (entries are
-    kept newest first), and a 50 MB file must not cost every prompt its whole size in
-    time and ten times it in memory. Errors as :func:`read_file`."""
-    from missioncache_state.files import read_head as read_head_bytes
-
-    target = os.fspath(path)
-    data, whole = read_head_bytes(target, limit)
-    if not whole:  # no half line; a head without any line end loses no more than a character
-        cut = data.rfind(b"\n") + 1
-        data = data[:cut] if cut else _without_cut_character(data)
-    return _decode(target, data)[1]
-
-
-def _without_cut_character(data: bytes) -> bytes:
-    """``data`` less the start of a character the limit cut in two, and nothing else: an
-    invalid byte anywhere before it is still refused (NotUtf8Error), never dropped."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        if error.reason == "unexpected end of data":
-            return data[: error.start]
-    return data
-
-
-def read_ends(path: str | os.PathLike[str], limit: int = HEAD_LIMIT) -> list[str]:
-    """A file that grows at the bottom (a tasks file: new items are appended), bounded:
-    ``[whole text]`` when it is at most ``2 * limit`` bytes, else ``[head, tail]`` of
-    ``limit`` bytes each, cut at whole lines. The two parts are parsed apart, because a
-    fence left open at the cut would otherwise hide the whole tail. Errors as
-    :func:`read_file`."""
-    from missioncache_state.files import read_ends as read_ends_bytes
-
-    target = os.fspath(path)
-    head, tail, skipped = read_ends_bytes(target, limit)
-    if not skipped:
-        return [_decode(target, head + tail)[1]]
-    head = head[: head.rfind(b"\n") + 1]
-    first_end = tail.find(b"\n")
-    tail = tail[first_end + 1 :] if first_end >= 0 else b""  # no whole line: nothing
-    return [_decode(target, head)[1], _decode(target, tail)[1]]
-
-
 def _snapshot(target: str) -> tuple[int, os.stat_result, bytes]:
     """(open descriptor, its stat, its bytes) of the file as it is now. The descriptor
     stays open across the replace: writes that still reach the replaced file afterwards
@@ -227,9 +134,9 @@ def _snapshot(target: str) -> tuple[int, os.stat_result, bytes]:
     fd = open_regular(target)
     try:
         info = os.fstat(fd)
-        data = read_fd(fd, MAX_EDIT_BYTES + 1)
-        if len(data) > MAX_EDIT_BYTES:
-            raise FileTooLargeError(target, MAX_EDIT_BYTES)
+        data = read_fd(fd, reading.MAX_EDIT_BYTES + 1)
+        if len(data) > reading.MAX_EDIT_BYTES:
+            raise FileTooLargeError(target, reading.MAX_EDIT_BYTES)
     except BaseException:
         os.close(fd)
         raise
@@ -242,7 +149,7 @@ def _unchanged(target: str, info: os.stat_result, data: bytes) -> bool:
 
     try:
         now = check_regular(target)
-        return _signature(now) == _signature(info) and _read_bytes(target) == data
+        return _signature(now) == _signature(info) and read_bytes(target) == data
     except OSError:
         return False
 
@@ -275,11 +182,11 @@ def _rescue(path: str, target: str, fd: int, ours: bytes, limit: float) -> None:
         wait = _quiet_wait(os.fstat(fd))
     info = os.fstat(fd)
     os.lseek(fd, 0, os.SEEK_SET)
-    saved = read_fd(fd, MAX_EDIT_BYTES)
+    saved = read_fd(fd, reading.MAX_EDIT_BYTES)
     mode = stat.S_IMODE(info.st_mode)
     copy = keep_version(path, saved, mode=mode)
     if wait <= 0 and atomic_write_bytes(
-        target, saved, mode=mode, still_valid=lambda: _read_bytes(target) == ours
+        target, saved, mode=mode, still_valid=lambda: read_bytes(target) == ours
     ):
         _record_written(path, target)  # put back by us: the retry need not wait for it
         return
@@ -357,7 +264,7 @@ def _attempt_update(
             if _signature(os.stat(target)) != _signature(info):
                 return None  # it changed while we waited: read it again
             wait = _quiet_wait(info, name)
-        bom, before = _decode(target, data)
+        bom, before = decode_utf8(target, data)
         after = transform(before)
         if not isinstance(after, str):
             raise TypeError(f"transform returned {type(after).__name__}, not str")

@@ -109,7 +109,7 @@ def file_facts(context_path: str, tasks_path: str) -> dict:
     Of the context file only its head, as the task tracker reads it: the stamp and the
     findings are at the top, and a file too large to read whole must not show "never saved"."""
     from missioncache_context import divergent_tasks, get_stamp, parse_items, read_file
-    from missioncache_context.update import read_head
+    from missioncache_context.reading import read_head
 
     done = total = 0
     divergent: list = []

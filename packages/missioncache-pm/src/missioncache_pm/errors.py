@@ -22,7 +22,8 @@ class PmError(Exception):
 
 def sentence(error: BaseException) -> str:
     """One line, ending with a full stop, at most ``MAX_LENGTH`` characters."""
-    from missioncache_context.update import NotUtf8Error, SaveDivertedError
+    from missioncache_context.reading import NotUtf8Error
+    from missioncache_context.update import SaveDivertedError
     from missioncache_state.lock import LockTimeout
 
     if isinstance(error, SaveDivertedError):
