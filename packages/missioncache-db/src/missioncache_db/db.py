@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from missioncache_db import heartbeats, resolve, tasks
+from missioncache_db import resolve, tasks
 from missioncache_db.model import Task
 from missioncache_db.schema import connect
 from missioncache_db.spool import spool_folder_for
@@ -172,6 +172,8 @@ class TaskDB:
         Claude Code made itself. Returns ``"db"``, or ``"spool"`` when the lock was busy
         past the busy timeout."""
         sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+        from missioncache_db import heartbeats  # only the heartbeat's writers need it
+
         record = heartbeats.new_record(task_id, sid, context, timestamp, pid, kind)
         return heartbeats.record(self.conn, self.spool_folder, record)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 
 from missioncache_db import spool, summary, turns
-from missioncache_db.heartbeats import ingest_spool
 from missioncache_db.schema import DEFAULT_CONFIG, write_transaction
 from missioncache_db.timefmt import local_midnight_epoch
 from missioncache_db.turns import TimeSplit
@@ -66,6 +65,8 @@ def pending_usage(conn: sqlite3.Connection) -> bool:
 def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | None = None) -> int:
     """Ingest the spool, fold unprocessed heartbeats into sessions, credit tails of
     sessions gone idle. Returns how many heartbeats were processed."""
+    from missioncache_db.heartbeats import ingest_spool  # here: readers of time need none of it
+
     now = time.time() if now is None else now
     with write_transaction(conn):
         spool.release_unattributed(spool_dir)  # a task may cover them now: try them again
