@@ -269,7 +269,8 @@ def test_a_parsed_text_answers_as_its_definition_says(text):
     assert doc.headings() == [(i, *h) for i, h in enumerate(expected) if h is not None]
     for start in range(len(doc)):
         later = [i for i in range(start + 1, len(doc)) if expected[i] is not None]
-        assert doc.headings_between(start, len(doc) - 1) == [i for i in later if i < len(doc) - 1]
+        for end in range(len(doc) + 1):
+            assert doc.headings_between(start, end) == [i for i in later if i < end]
         for level in range(1, 7):
             ends = [i for i in later if expected[i][0] <= level]
             assert doc.block_end(start, level) == (ends[0] if ends else len(doc))

@@ -84,7 +84,7 @@ class Doc:
         self.starts = list(accumulate(map(len, self.lines), initial=0))[: len(self.lines)]
         self.fences = scan_fences(self.contents)
         self._headings: list[tuple[int, str] | None] | None = None
-        self._heading_lines: list[int] = []  # filled with _headings
+        self._lines_with_headings: list[int] | None = None
 
     @classmethod
     def of(cls, text: str | Doc) -> Doc:
@@ -107,9 +107,9 @@ class Doc:
 
     def _parsed_headings(self) -> list[tuple[int, str] | None]:
         """Every line's heading, parsed once (section and entry lookups ask about the same
-        lines again and again, and a hook reads a context file on the user's time), and
-        the indexes of the lines that have one. Only a line with a ``#`` in its first four
-        characters can be a heading, so the others cost one test."""
+        lines again and again, and a hook reads a context file on the user's time). Only a
+        line with a ``#`` in its first four characters can be a heading, so the others cost
+        one test."""
         if self._headings is None:
             inside = self.fences.inside
             headings: list[tuple[int, str] | None] = [None] * len(self.contents)
@@ -117,24 +117,30 @@ class Doc:
                 if "#" in content[:4] and not inside[index]:
                     headings[index] = parse_heading(content)
             self._headings = headings
-            self._heading_lines = [i for i, parsed in enumerate(headings) if parsed is not None]
         return self._headings
+
+    def _heading_lines(self) -> list[int]:
+        """Indexes of the lines that are headings, in order: lookups walk these, not every
+        line."""
+        if self._lines_with_headings is None:
+            parsed = self._parsed_headings()
+            self._lines_with_headings = [i for i, found in enumerate(parsed) if found is not None]
+        return self._lines_with_headings
 
     def headings(self) -> list[tuple[int, int, str]]:
         """(line index, level, title) of every heading outside fences, in order."""
         parsed = self._parsed_headings()
-        return [(index, *parsed[index]) for index in self._heading_lines]  # type: ignore[misc]
+        return [(index, *parsed[index]) for index in self._heading_lines()]  # type: ignore[misc]
 
     def headings_between(self, start: int, end: int) -> list[int]:
         """Line indexes of the headings after line ``start`` and before line ``end``."""
-        self._parsed_headings()
-        lines = self._heading_lines
-        return [index for index in lines[_first_after(lines, start) :] if index < end]
+        lines = self._heading_lines()
+        return lines[_first_after(lines, start) : _first_after(lines, end - 1)]
 
     def block_end(self, start: int, max_level: int) -> int:
         """Index of the first heading after ``start`` with level <= ``max_level`` (or EOF)."""
         parsed = self._parsed_headings()
-        lines = self._heading_lines
+        lines = self._heading_lines()
         for index in lines[_first_after(lines, start) :]:
             if parsed[index][0] <= max_level:  # type: ignore[index]
                 return index

@@ -16,8 +16,7 @@ import time
 
 from missioncache_state.tuples import namedtuple
 
-from . import reading
-from .reading import as_path, decode_utf8, read_bytes
+from . import reading  # read as the readers do; MAX_EDIT_BYTES looked up at each use
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ class UpdateResult(namedtuple("UpdateResult", "file changed before after")):
 
     @property
     def path(self) -> Path:
-        return as_path(self.file)
+        return reading.as_path(self.file)
 
 
 RACE_ATTEMPTS = 5  # a file that changes under us this many times in a row is left alone
@@ -149,7 +148,7 @@ def _unchanged(target: str, info: os.stat_result, data: bytes) -> bool:
 
     try:
         now = check_regular(target)
-        return _signature(now) == _signature(info) and read_bytes(target) == data
+        return _signature(now) == _signature(info) and reading.read_bytes(target) == data
     except OSError:
         return False
 
@@ -186,7 +185,7 @@ def _rescue(path: str, target: str, fd: int, ours: bytes, limit: float) -> None:
     mode = stat.S_IMODE(info.st_mode)
     copy = keep_version(path, saved, mode=mode)
     if wait <= 0 and atomic_write_bytes(
-        target, saved, mode=mode, still_valid=lambda: read_bytes(target) == ours
+        target, saved, mode=mode, still_valid=lambda: reading.read_bytes(target) == ours
     ):
         _record_written(path, target)  # put back by us: the retry need not wait for it
         return
@@ -264,7 +263,7 @@ def _attempt_update(
             if _signature(os.stat(target)) != _signature(info):
                 return None  # it changed while we waited: read it again
             wait = _quiet_wait(info, name)
-        bom, before = decode_utf8(target, data)
+        bom, before = reading.decode_utf8(target, data)
         after = transform(before)
         if not isinstance(after, str):
             raise TypeError(f"transform returned {type(after).__name__}, not str")

@@ -171,9 +171,9 @@ class TaskDB:
         the start of the turn ``prompt_id``, a human prompt or (``kind="synthetic"``) one
         Claude Code made itself. Returns ``"db"``, or ``"spool"`` when the lock was busy
         past the busy timeout."""
-        sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
         from missioncache_db import heartbeats  # only the heartbeat's writers need it
 
+        sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
         record = heartbeats.new_record(task_id, sid, context, timestamp, pid, kind)
         return heartbeats.record(self.conn, self.spool_folder, record)
 
