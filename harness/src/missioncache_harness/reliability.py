@@ -312,6 +312,13 @@ def _holds_open(pid: str, target: str) -> bool:
     return False
 
 
+def _cmdline(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def wait_for_lock_waiter(sidecar: str | Path, timeout: float = 30.0) -> bool:
     """Wait until another process has opened ``sidecar``, a locked file's ``.lock``
     (``missioncache_state.lock.lock_file_for``: the test names it, as the harness imports
@@ -320,13 +327,17 @@ def wait_for_lock_waiter(sidecar: str | Path, timeout: float = 30.0) -> bool:
     WHY this event and not a sleep: a hook that holds the sidecar open is inside its lock
     wait (it opens the sidecar only to take the lock), which is the moment these tests
     must act in; a fixed sleep is either too short on a loaded machine or wasted time.
+    A process with this one's command line is a child between fork and exec, holding the
+    test's own lock descriptor, not the hook: counting it would let the test act before
+    the hook has even started.
     """
     target = os.path.realpath(sidecar)
     me = str(os.getpid())
+    my_cmdline = _cmdline(me)
 
     def waiting() -> bool:
         pids = [p for p in os.listdir("/proc") if p.isdigit() and p != me]
-        return any(_holds_open(pid, target) for pid in pids)
+        return any(_holds_open(pid, target) and _cmdline(pid) != my_cmdline for pid in pids)
 
     return bool(poll_until(waiting, timeout, 0.02))
 
