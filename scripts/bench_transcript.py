@@ -23,7 +23,11 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "packages" / "missioncache-transcript" / "src"
 sys.path.insert(0, str(SRC))
 
-from missioncache_harness.transcript import CWD, TranscriptBuilder  # noqa: E402
+from missioncache_harness.transcript import (  # noqa: E402
+    CWD,
+    TranscriptBuilder,
+    queue_operation,
+)
 from missioncache_transcript import find_edits, is_prompt, iter_records_reversed, recent_turns  # noqa: E402
 
 MB = 1024 * 1024
@@ -75,6 +79,22 @@ def build(path: Path, size: int) -> int:
             handle.write(chunk)
         handle.write(tail)
     return copies * chunk_records + len(tx.lines) - chunk_records
+
+
+def append_turn(path: Path, number: int) -> None:
+    """Append one more finished turn (its own prompt id, an Edit, a reply) to the
+    transcript ``build`` wrote: a benchmark round then prompts anew, as a person does,
+    instead of replaying the last prompt (which piles every round's heartbeats and turn
+    ends onto one turn)."""
+    tx = TranscriptBuilder()
+    text = f"Round {number}: rename the next helper."
+    tx.add(queue_operation("enqueue", text, tx.stamp()))
+    tx.user(text, promptId=f"prompt_round_{number:06d}", permissionMode="acceptEdits")
+    edit = {"file_path": f"{CWD}/utils.py", "old_string": "old", "new_string": "new"}
+    tx.tool("Edit", {**edit, "replace_all": False}, f"msg_round_{number:06d}", result="updated")
+    tx.text("Renamed.", f"msg_round_{number:06d}_text")
+    with open(path, "ab") as handle:
+        handle.write(b"\n".join(tx.lines) + b"\n")
 
 
 def median_ms(func, runs: int) -> float:

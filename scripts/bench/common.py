@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from bench.files import context_text, tasks_text, write_transcript
+from bench.files import append_turn, context_text, tasks_text, write_transcript
 from bench.procs import children_cpu, wait_until
 from missioncache_harness import payloads
 from missioncache_harness.children import heartbeat_children
@@ -72,13 +72,18 @@ WARMUP_ROUNDS = 2  # rounds run first and dropped: the page cache and byte code 
 
 
 def interleaved(
-    bench: Bench, cases: Mapping[str, Callable[[], T]], warmup: int = WARMUP_ROUNDS
+    bench: Bench,
+    cases: Mapping[str, Callable[[], T]],
+    warmup: int = WARMUP_ROUNDS,
+    before_round: Callable[[int], None] | None = None,
 ) -> dict[str, list[T]]:
     """Each case once per round, in a fresh random order, for ``bench.runs`` kept rounds:
     a drift of the shared machine then falls on every case (the floor included) alike,
     instead of on whichever case happened to run last."""
     samples: dict[str, list[T]] = {name: [] for name in cases}
     for round_no in range(warmup + bench.runs):
+        if before_round is not None:
+            before_round(round_no)
         order = list(cases)
         random.shuffle(order)
         for name in order:
@@ -178,6 +183,11 @@ class Home:
         found = re.search(r"\(id (\d+)\)", done.stdout)
         return int(found.group(1)) if found else None
 
+    def new_turn(self, number: int) -> None:
+        """The person prompts again: a finished turn with a prompt id of its own at the
+        end of the transcript, which the next payloads name."""
+        append_turn(self.transcript, number)
+
     def payload(self, event: str, session_id: str | None = None, **options: object) -> bytes:
         sid = session_id or self.session_id
         transcript = (
@@ -250,15 +260,17 @@ class Home:
             return conn.execute("SELECT count(*) FROM heartbeats" + where).fetchone()[0]
 
     def spooled_heartbeats(self) -> int:
-        """Heartbeat lines waiting in spool files (claimed ones included); the turn ends
-        Stop spools beside them (docs/time.md) are not heartbeats."""
+        """Heartbeat lines waiting in spool files (claimed ones included). The turn ends
+        and token usage Stop spools beside them (docs/time.md) carry a ``type`` and are
+        not heartbeats: counting them made a heartbeat look lost whenever an ingest moved
+        a turn's usage out of the spool while it was being written."""
         total = 0
         for path in self.spool_dir.glob("*") if self.spool_dir.is_dir() else []:
             try:
                 lines = path.read_bytes().splitlines()
             except OSError:
                 continue
-            total += sum(1 for line in lines if b'"type":"turn_end"' not in line)
+            total += sum(1 for line in lines if _is_heartbeat_line(line))
         return total
 
     def kept_heartbeats(self) -> int:
@@ -272,6 +284,16 @@ class Home:
     def wait_children_gone(self, timeout: float = 10) -> float:
         """Seconds until no detached heartbeat child of this home is alive."""
         return wait_until(lambda: not heartbeat_children(self.mc.data_root), timeout, 0.005)
+
+
+def _is_heartbeat_line(line: bytes) -> bool:
+    """A whole spooled heartbeat: a JSON object with no ``type`` (a line still being
+    appended, or torn, is not counted)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "type" not in record
 
 
 def current_prompt_id(transcript: str) -> str | None:

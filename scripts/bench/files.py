@@ -51,3 +51,11 @@ def write_transcript(path: Path, size: int) -> int:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     return bench_transcript.build(path, size)
+
+
+def append_turn(path: Path, number: int) -> None:
+    """One more finished turn at the end of the transcript (``bench_transcript``)."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    import bench_transcript
+
+    bench_transcript.append_turn(path, number)

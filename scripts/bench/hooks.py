@@ -6,7 +6,10 @@ every hook takes its working path (SessionStart prints the banner, Stop the remi
 PreCompact writes its snapshot; the context file is restored before each PreCompact so
 every run does the same work). Rounds run the floor and every case once, in a shuffled
 order, so load from other processes on the machine hits them alike; two warm-up rounds
-(byte-code caches, page cache) are not counted.
+(byte-code caches, page cache) are not counted. Each round starts with one more finished
+turn at the end of the transcript, with a prompt id of its own: the person prompts anew, so
+tasks.db grows by one turn a round as it does in use (replaying one prompt piled every
+round's heartbeats and turn ends onto a single turn).
 
 The activity tracker returns before its detached child has written the heartbeat, so
 its row also reports the time until the heartbeat is in tasks.db (polled every 2 ms);
@@ -138,7 +141,8 @@ def cases(home: Home) -> dict[str, tuple[str, Callable[[], Sample]]]:
 
 def measure(bench: Bench, home: Home, warmup: int = WARMUP_ROUNDS) -> dict[str, list[Sample]]:
     table = cases(home)
-    return interleaved(bench, {name: case for name, (_event, case) in table.items()}, warmup)
+    named = {name: case for name, (_event, case) in table.items()}
+    return interleaved(bench, named, warmup, before_round=home.new_turn)
 
 
 def run(bench: Bench) -> dict:
