@@ -21,6 +21,7 @@ Results go to ``bench-results/bench-<time>.{json,md}`` (and ``latest.*``).
     uv run scripts/bench.py --quick --parts hooks,heartbeats
     uv run scripts/bench.py --python /usr/bin/python3.9
     uv run scripts/bench.py --parts hooks --plugin /tmp/my-plugin-build
+    uv run scripts/bench.py --parts hooks --baseline /tmp/last-release-build
 
 The hooks run with ``python3`` resolved to one real interpreter (default: the one behind
 ``python3`` on PATH; a startup warning says when its site-packages make the floor slow).
@@ -82,6 +83,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         help="benchmark this built plugin tree (copied) instead of a fresh build",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a built plugin tree (copied) whose hooks run in the same rounds, for paired ratios",
+    )
     args = parser.parse_args(argv)
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = [p for p in args.parts if p not in PARTS]
@@ -103,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": args.runs,
             "parts": args.parts,
             "plugin": str(args.plugin) if args.plugin else "fresh build of the working tree",
+            "baseline": str(args.baseline) if args.baseline else None,
             "command": " ".join(["uv run scripts/bench.py", *(argv or sys.argv[1:])]),
         },
         "parts": {},
@@ -115,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(args.plugin, plugin, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             plugin, missing = build(Path(tmp) / "plugin")
-        bench = Bench(python, plugin, Path(tmp) / "homes", args.quick, args.runs)
+        baseline = None
+        if args.baseline:
+            copy = Path(tmp) / "baseline"
+            shutil.copytree(args.baseline, copy, ignore=shutil.ignore_patterns("__pycache__"))
+            baseline = Bench(python, copy, Path(tmp) / "baseline-homes", args.quick, args.runs)
+        bench = Bench(python, plugin, Path(tmp) / "homes", args.quick, args.runs, baseline)
         for name in args.parts:
             module = PARTS[name]
             if getattr(module, "NEEDS_HOOKS", False) and missing:

@@ -52,6 +52,8 @@ class Bench:
     scratch: Path
     quick: bool
     runs: int
+    # Another build measured in the same rounds (``--baseline``): its homes, its hooks.
+    baseline: Bench | None = None
     bin_dir: Path = field(init=False)
     hooks: dict[str, HookSpec] = field(init=False)
 

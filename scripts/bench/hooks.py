@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from bench.common import WARMUP_ROUNDS, Bench, Home, Run, interleaved
 from bench.procs import children_cpu
-from bench.stats import ratio, summarize
+from bench.stats import percentile, ratio, summarize
 
 NEEDS_HOOKS = True
 TRANSCRIPT_BYTES = 1024 * 1024
@@ -35,6 +35,9 @@ PAIR_TARGET = 3.0
 # Issue 11 (turn ends recorded at Stop): tighter targets for the hooks on every turn.
 TARGETS = {"stop": 2.0, "stop_failure": 2.0, "both UserPromptSubmit hooks": 2.0}
 UPS = ("activity_tracker.py", "task_tracker.py")
+FLOOR_EVENT = "(floor)"
+BASELINE = " [baseline]"  # the name suffix of a baseline build's case (``--baseline``)
+NOT_SLOWER = 1.0  # "no hook slower than before": the paired median ratio to the baseline
 
 
 @dataclass
@@ -110,7 +113,7 @@ def cases(home: Home) -> dict[str, tuple[str, Callable[[], Sample]]]:
 
     start_banner = b"Active Task Detected"
     table = {
-        "floor: python3 -S -c pass": ("(floor)", floor),
+        "floor: python3 -S -c pass": (FLOOR_EVENT, floor),
         "session_start (startup)": (
             "SessionStart",
             lambda: _single(home, "session_start.py", "SessionStart", start_banner),
@@ -139,16 +142,31 @@ def cases(home: Home) -> dict[str, tuple[str, Callable[[], Sample]]]:
     return table
 
 
-def measure(bench: Bench, home: Home, warmup: int = WARMUP_ROUNDS) -> dict[str, list[Sample]]:
-    table = cases(home)
-    named = {name: case for name, (_event, case) in table.items()}
-    return interleaved(bench, named, warmup, before_round=home.new_turn)
+def measure(
+    bench: Bench, home: Home, warmup: int = WARMUP_ROUNDS, baseline: Home | None = None
+) -> dict[str, list[Sample]]:
+    """Every case once a round; with a ``baseline`` home (another build), its cases too,
+    named with BASELINE, in the same shuffled rounds, so each round pairs the two."""
+    named = {name: case for name, (_event, case) in cases(home).items()}
+    homes = [home]
+    if baseline is not None:
+        homes.append(baseline)
+        for name, (event, case) in cases(baseline).items():
+            if event != FLOOR_EVENT:
+                named[name + BASELINE] = case
+
+    def new_turn(number: int) -> None:
+        for each in homes:
+            each.new_turn(number)
+
+    return interleaved(bench, named, warmup, before_round=new_turn)
 
 
 def run(bench: Bench) -> dict:
     home = bench.new_home("hooks", TRANSCRIPT_BYTES)
-    samples = measure(bench, home)
-    names = list(samples)
+    other = bench.baseline.new_home("hooks", TRANSCRIPT_BYTES) if bench.baseline else None
+    samples = measure(bench, home, baseline=other)
+    names = [name for name in samples if not name.endswith(BASELINE)]
     floor = summarize([s.seconds for s in samples[names[0]]])
     rows = []
     for name in names:
@@ -169,7 +187,50 @@ def run(bench: Bench) -> dict:
             }
         )
         print(f"  {name}: {rows[-1]}", flush=True)
-    return {"floor": floor, "rows": rows, "targets": _targets(rows)}
+    paired = _against_baseline(samples, names[1:]) if other else []
+    return {
+        "floor": floor,
+        "rows": rows,
+        "baseline": paired,
+        "targets": _targets(rows) + _baseline_targets(paired),
+    }
+
+
+def _against_baseline(samples: dict[str, list[Sample]], names: list[str]) -> list[dict]:
+    """Each hook against the baseline's, round by round: the median of the per-round
+    ratios (and their middle half), which a drift of the machine between rounds leaves
+    alone, unlike a ratio of two separate runs' medians."""
+    rows = []
+    for name in names:
+        ours, theirs = samples[name], samples.get(name + BASELINE)
+        if not theirs:
+            continue
+        ratios = sorted(a.seconds / b.seconds for a, b in zip(ours, theirs))
+        rows.append(
+            {
+                "name": name,
+                "median_ms": summarize([s.seconds for s in ours])["median_ms"],
+                "baseline_median_ms": summarize([s.seconds for s in theirs])["median_ms"],
+                "ratio_median": round(statistics.median(ratios), 3),
+                "ratio_p25": round(percentile(ratios, 25), 3),
+                "ratio_p75": round(percentile(ratios, 75), 3),
+                "baseline_did_its_work": sum(s.ok for s in theirs),
+                "n": len(ratios),
+            }
+        )
+    return rows
+
+
+def _baseline_targets(paired: list[dict]) -> list[dict]:
+    return [
+        {
+            "name": f"{row['name']}: paired median vs baseline",
+            "target": f"<= {NOT_SLOWER:.2f}x",
+            "value": f"{row['ratio_median']:.3f}x",
+            "met": row["ratio_median"] <= NOT_SLOWER,
+        }
+        for row in paired
+    ]
 
 
 def _targets(rows: list[dict]) -> list[dict]:
@@ -233,5 +294,35 @@ def markdown(result: dict) -> str:
                 "ll",
             ),
             "",
+            *_baseline_markdown(result.get("baseline") or []),
         ]
     )
+
+
+def _baseline_markdown(paired: list[dict]) -> list[str]:
+    from bench.report import ms, table
+
+    if not paired:
+        return []
+    rows = [
+        [
+            r["name"],
+            ms(r["median_ms"]),
+            ms(r["baseline_median_ms"]),
+            f"{r['ratio_median']:.3f}x",
+            f"{r['ratio_p25']:.3f}x – {r['ratio_p75']:.3f}x",
+            f"{r['baseline_did_its_work']}/{r['n']}",
+        ]
+        for r in paired
+    ]
+    headers = ["hook", "median", "baseline median", "paired ratio", "middle half", "baseline did"]
+    return [
+        "### Against the baseline",
+        "",
+        "The baseline build's hooks ran in the same rounds, in a home of their own; a ratio "
+        "is this build's time over the baseline's in one round, and its median is the figure "
+        "a drift of the machine cannot move.",
+        "",
+        table(headers, rows, "l"),
+        "",
+    ]
