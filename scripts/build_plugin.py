@@ -55,6 +55,9 @@ PM_SERVER_FILES = ("pyproject.toml", "README.md")
 DASHBOARD = "missioncache-dashboard"
 DASHBOARD_STATIC = "src/missioncache_dashboard/static"
 
+# Every hook's started script (hooks/<script>); the hook itself is its package's _<script>.
+HOOK_SCRIPT = PACKAGES / "missioncache-hookio" / "hook.py"
+
 # (event, hook package, script, timeout in seconds) in hooks.json order.
 HOOKS = [
     ("SessionStart", "hook-session-start", "session_start.py", 10),
@@ -137,10 +140,10 @@ def build(out: Path) -> None:
     _copy_pm_server(out)
     _copy_dashboard(out)
     for _event, package, script, _timeout in HOOKS:
-        _write(out / "hooks" / script, (PACKAGES / package / script).read_bytes())
-        body = PACKAGES / package / f"_{script}"
-        if body.is_file():  # a shim's body: imported, so its byte code is cached
-            _write(out / "hooks" / body.name, body.read_bytes())
+        # The script started is the same few lines for every hook; it imports the hook's
+        # body, whose byte code is then cached (missioncache_hookio.output.run_body).
+        _write(out / "hooks" / script, HOOK_SCRIPT.read_bytes())
+        _write(out / "hooks" / f"_{script}", (PACKAGES / package / f"_{script}").read_bytes())
     _write(out / "hooks" / "hooks.json", _dump(hooks_json()))
     for package, script, dest in SCRIPTS:
         _write(out / dest, (PACKAGES / package / script).read_bytes())

@@ -1,21 +1,14 @@
 #!/usr/bin/env python3
-"""PreCompact hook: runs ``main`` of ``_pre_compact.py`` beside it, which is the hook itself.
-
-WHY a shim: Python compiles the script it is started with from source on every run, but
-reads an imported module's byte code from ``__pycache__``. Compiling the hook's 100
-lines cost about 0.6 ms at every compaction. What the hook does: ``_pre_compact.py`` and
-docs/hooks.md.
+"""Every MissionCache hook script: ``scripts/build_plugin.py`` writes this file as each
+``hooks/<script>.py`` of the plugin, and it runs ``main`` of ``_<script>.py`` beside it,
+the hook itself (``packages/hook-*/_<script>.py``). Why the two files:
+``missioncache_hookio.output.run_body``.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-
-# A hook lives for tens of milliseconds and leaves no cyclic garbage worth collecting, but
-# the collector's passes over everything it imports cost about 1 ms: off in this process.
-gc.disable()
 
 # Bundled libraries for marketplace installs (no pip install step).
 _BUNDLED_LIBRARIES = os.path.join(
@@ -23,17 +16,10 @@ _BUNDLED_LIBRARIES = os.path.join(
 )
 if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
     sys.path.insert(0, _BUNDLED_LIBRARIES)
-# The body beside this file. Python puts this folder first on sys.path already, except
-# under -P or PYTHONSAFEPATH, which a user may set: then it is found here, last.
-_HOOKS = os.path.dirname(os.path.realpath(__file__))
-if _HOOKS not in sys.path:
-    sys.path.append(_HOOKS)
 
 if __name__ == "__main__":
     try:
-        from _pre_compact import main
-
-        from missioncache_hookio.output import run_hook
+        from missioncache_hookio.output import run_body
     except ImportError:
         sys.exit(0)
-    run_hook(main)
+    run_body(__file__)

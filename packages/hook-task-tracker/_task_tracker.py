@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """UserPromptSubmit: remind Claude to check off tasks it has already written up.
 
 Claude tends to treat the context file as the live ledger (findings under ``### Task N``)
@@ -14,14 +13,6 @@ tasks.db, independent of activity_tracker.py (the two run in parallel). See docs
 from __future__ import annotations
 
 import os
-import sys
-
-# Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_LIBRARIES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
-)
-if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
-    sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,11 +123,3 @@ def main() -> None:
         from missioncache_hookio.output import emit
 
         emit(reminder(task.name, tasks_file, numbers))
-
-
-if __name__ == "__main__":
-    try:
-        from missioncache_hookio.output import run_hook
-    except ImportError:
-        sys.exit(0)
-    run_hook(main)

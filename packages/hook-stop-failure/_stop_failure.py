@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """StopFailure: a turn ended on an API error. Records the turn's end; prints nothing.
 
 Claude Code fires StopFailure instead of Stop when a turn fails after its retries
@@ -12,16 +11,6 @@ is best effort; a turn whose end is lost is bounded like an interrupted one
 """
 
 from __future__ import annotations
-
-import os
-import sys
-
-# Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_LIBRARIES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
-)
-if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
-    sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 
 def main() -> None:
@@ -44,11 +33,3 @@ def main() -> None:
         from missioncache_db.usage_record import record_usage
 
         record_usage(sid, transcript, prompt_id)
-
-
-if __name__ == "__main__":
-    try:
-        from missioncache_hookio.output import run_hook
-    except ImportError:
-        sys.exit(0)
-    run_hook(main)

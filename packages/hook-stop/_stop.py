@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Stop: after an exchange in which Claude edited files on a MissionCache task, remind
 the human to save the task's context.
 
@@ -17,13 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-
-# Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_LIBRARIES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
-)
-if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
-    sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 BUSY_TIMEOUT = 1.0  # seconds; a read, and the budget is 10
 
@@ -150,11 +142,3 @@ def save_reminder(payload: dict[str, Any], ident: Identity) -> str:
     if task is None or not os.path.isfile(task.context_path):
         return ""
     return reminder(task.name, [edit.file_path for edit in edits], ident.cwd)
-
-
-if __name__ == "__main__":
-    try:
-        from missioncache_hookio.output import run_hook
-    except ImportError:
-        sys.exit(0)
-    run_hook(main)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """PostCompact (after every manual /compact and auto compaction): keep the model's summary
 of the session with the task, so tomorrow's session and ``/missioncache:load`` see it.
 
@@ -18,16 +17,6 @@ has already happened and must not be disturbed). See docs/compactions.md.
 """
 
 from __future__ import annotations
-
-import os
-import sys
-
-# Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_LIBRARIES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
-)
-if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
-    sys.path.insert(0, _BUNDLED_LIBRARIES)
 
 BUSY_TIMEOUT = 3.0  # seconds; reads only, and the hook's budget is 10
 
@@ -76,11 +65,3 @@ def tell_the_human(task_name: str, error: str, trigger: str | None) -> None:
     from missioncache_context import format_when
 
     record_summary_failure(task_name, error, format_when())
-
-
-if __name__ == "__main__":
-    try:
-        from missioncache_hookio.output import run_hook
-    except ImportError:
-        sys.exit(0)
-    run_hook(main)

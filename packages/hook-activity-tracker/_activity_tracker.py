@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """UserPromptSubmit: one heartbeat per counted prompt, for time tracking. Prints nothing.
 
 The heartbeat is written by ``python -m missioncache_db heartbeat-auto`` in a CHILD
@@ -29,13 +28,10 @@ import os
 import sys
 import time
 
-# Bundled libraries for marketplace installs (no pip install step).
+# The bundled libraries (plugin/lib, beside hooks/), for the child's PYTHONPATH.
 _BUNDLED_LIBRARIES = os.path.join(
     os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
 )
-if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
-    sys.path.insert(0, _BUNDLED_LIBRARIES)
-
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,11 +91,3 @@ def main() -> None:
     argv = [sys.executable, "-S", "-m", "missioncache_db", "heartbeat-auto"]
     env = child_env(ident.session_id, prompt_id, is_synthetic(prompt), kind)
     spawn_detached(argv, ident.cwd, env)
-
-
-if __name__ == "__main__":
-    try:
-        from missioncache_hookio.output import run_hook
-    except ImportError:
-        sys.exit(0)
-    run_hook(main)

@@ -1,0 +1,85 @@
+"""Every hook is started as the same small script (``hook.py``), which runs the hook's body
+beside it through ``output.run_body``: the body's byte code is then cached between runs."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HOOK_SCRIPT = Path(__file__).resolve().parents[1] / "hook.py"
+
+BODY = """
+import gc, json, sys
+
+def main():
+    on_path = any(p.endswith("hooks") for p in sys.path)
+    print(json.dumps({"gc": gc.isenabled(), "folder_on_path": on_path}))
+"""
+
+
+def _hooks(tmp_path: Path, body: str | None) -> Path:
+    hooks = tmp_path / "plugin" / "hooks"
+    hooks.mkdir(parents=True)
+    shutil.copyfile(HOOK_SCRIPT, hooks / "stop.py")
+    if body is not None:
+        (hooks / "_stop.py").write_text(body, encoding="utf-8")
+    return hooks
+
+
+def _start(hooks: Path, **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return subprocess.run(
+        [sys.executable, str(hooks / "stop.py")],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env={**environ, **env},
+        cwd=hooks.parent,
+        timeout=60,
+    )
+
+
+def test_the_script_runs_its_body_with_the_collector_off_and_caches_its_byte_code(tmp_path):
+    hooks = _hooks(tmp_path, BODY)
+    done = _start(hooks)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {"gc": False, "folder_on_path": True}
+    # The point of the two files: the body is imported, so its compiled form is kept.
+    assert list((hooks / "__pycache__").glob("_stop.*.pyc"))
+
+
+def test_the_body_is_found_when_safe_path_leaves_the_folder_off(tmp_path):
+    hooks = _hooks(tmp_path, BODY)
+    done = _start(hooks, PYTHONSAFEPATH="1")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["folder_on_path"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("def main():\n    raise RuntimeError('boom')\n", "missioncache: RuntimeError: boom\n"),
+        (None, "missioncache: ModuleNotFoundError: No module named '_stop'\n"),
+    ],
+)
+def test_a_failing_or_missing_body_exits_zero_with_one_breadcrumb(tmp_path, body, said):
+    done = _start(_hooks(tmp_path, body))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", said)
+
+
+def test_every_built_hook_is_the_same_script_with_its_own_body(mc_plugin):
+    commands = json.loads((mc_plugin / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    scripts = {
+        hook["command"].split("/hooks/", 1)[1].split('"', 1)[0]
+        for groups in commands["hooks"].values()
+        for group in groups
+        for hook in group["hooks"]
+    }
+    assert len(scripts) == 7
+    for script in scripts:
+        assert (mc_plugin / "hooks" / script).read_bytes() == HOOK_SCRIPT.read_bytes()
+        assert (mc_plugin / "hooks" / f"_{script}").is_file()
