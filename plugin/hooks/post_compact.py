@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
+_SCRIPT = os.path.realpath(__file__)
 # Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_LIBRARIES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
-)
+_BUNDLED_LIBRARIES = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
 if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
     sys.path.insert(0, _BUNDLED_LIBRARIES)
 
@@ -22,4 +21,4 @@ if __name__ == "__main__":
         from missioncache_hookio.output import run_body
     except ImportError:
         sys.exit(0)
-    run_body(__file__)
+    run_body(_SCRIPT)

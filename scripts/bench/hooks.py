@@ -202,9 +202,7 @@ def _against_baseline(samples: dict[str, list[Sample]], names: list[str]) -> lis
     alone, unlike a ratio of two separate runs' medians."""
     rows = []
     for name in names:
-        ours, theirs = samples[name], samples.get(name + BASELINE)
-        if not theirs:
-            continue
+        ours, theirs = samples[name], samples[name + BASELINE]
         ratios = sorted(a.seconds / b.seconds for a, b in zip(ours, theirs))
         rows.append(
             {

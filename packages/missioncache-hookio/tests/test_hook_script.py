@@ -3,12 +3,15 @@ beside it through ``output.run_body``: the body's byte code is then cached betwe
 
 import json
 import os
+import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from missioncache_harness.plugin import load_plugin
+from missioncache_harness.workspace import python3
 
 HOOK_SCRIPT = Path(__file__).resolve().parents[1] / "hook.py"
 
@@ -21,9 +24,12 @@ def main():
 """
 
 
-def _hooks(tmp_path: Path, body: str | None) -> Path:
+def _hooks(plugin: Path, tmp_path: Path, body: str | None) -> Path:
+    """A plugin folder with the built libraries and one hook: ``stop.py`` and its body."""
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "lib").symlink_to(plugin / "lib", target_is_directory=True)
     hooks = tmp_path / "plugin" / "hooks"
-    hooks.mkdir(parents=True)
+    hooks.mkdir()
     shutil.copyfile(HOOK_SCRIPT, hooks / "stop.py")
     if body is not None:
         (hooks / "_stop.py").write_text(body, encoding="utf-8")
@@ -31,9 +37,10 @@ def _hooks(tmp_path: Path, body: str | None) -> Path:
 
 
 def _start(hooks: Path, **env: str) -> subprocess.CompletedProcess:
+    """The hook as the launcher runs it: the hooks' Python, ``-S``, byte code written."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return subprocess.run(
-        [sys.executable, str(hooks / "stop.py")],
+        [python3(), "-S", str(hooks / "stop.py")],
         input="{}",
         capture_output=True,
         text=True,
@@ -43,8 +50,10 @@ def _start(hooks: Path, **env: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_script_runs_its_body_with_the_collector_off_and_caches_its_byte_code(tmp_path):
-    hooks = _hooks(tmp_path, BODY)
+def test_the_script_runs_its_body_with_the_collector_off_and_caches_its_byte_code(
+    mc_plugin, tmp_path
+):
+    hooks = _hooks(mc_plugin, tmp_path, BODY)
     done = _start(hooks)
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout) == {"gc": False, "folder_on_path": True}
@@ -52,8 +61,8 @@ def test_the_script_runs_its_body_with_the_collector_off_and_caches_its_byte_cod
     assert list((hooks / "__pycache__").glob("_stop.*.pyc"))
 
 
-def test_the_body_is_found_when_safe_path_leaves_the_folder_off(tmp_path):
-    hooks = _hooks(tmp_path, BODY)
+def test_the_body_is_found_when_safe_path_leaves_the_folder_off(mc_plugin, tmp_path):
+    hooks = _hooks(mc_plugin, tmp_path, BODY)  # Python 3.11+ honours PYTHONSAFEPATH
     done = _start(hooks, PYTHONSAFEPATH="1")
     assert done.returncode == 0
     assert json.loads(done.stdout)["folder_on_path"] is True
@@ -66,20 +75,20 @@ def test_the_body_is_found_when_safe_path_leaves_the_folder_off(tmp_path):
         (None, "missioncache: ModuleNotFoundError: No module named '_stop'\n"),
     ],
 )
-def test_a_failing_or_missing_body_exits_zero_with_one_breadcrumb(tmp_path, body, said):
-    done = _start(_hooks(tmp_path, body))
+def test_a_failing_or_missing_body_exits_zero_with_one_breadcrumb(mc_plugin, tmp_path, body, said):
+    done = _start(_hooks(mc_plugin, tmp_path, body))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", said)
 
 
 def test_every_built_hook_is_the_same_script_with_its_own_body(mc_plugin):
-    commands = json.loads((mc_plugin / "hooks" / "hooks.json").read_text(encoding="utf-8"))
-    scripts = {
-        hook["command"].split("/hooks/", 1)[1].split('"', 1)[0]
-        for groups in commands["hooks"].values()
-        for group in groups
-        for hook in group["hooks"]
-    }
+    scripts = {_started_script(spec.command) for spec in load_plugin(mc_plugin).hooks}
     assert len(scripts) == 7
     for script in scripts:
         assert (mc_plugin / "hooks" / script).read_bytes() == HOOK_SCRIPT.read_bytes()
         assert (mc_plugin / "hooks" / f"_{script}").is_file()
+
+
+def _started_script(command: str) -> str:
+    found = re.search(r"/hooks/(\w+\.py)", command)
+    assert found, command
+    return found.group(1)

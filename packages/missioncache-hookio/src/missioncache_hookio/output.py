@@ -76,8 +76,8 @@ def run_hook(main: Callable[[], None]) -> None:
 
 def run_body(script: str) -> None:
     """Run ``main`` of the hook body ``_<script>`` beside the started ``script`` (the
-    plugin's ``hooks/<script>.py``, ``packages/missioncache-hookio/hook.py``), as
-    ``run_hook`` does: exit 0 whatever happens.
+    plugin's ``hooks/<script>.py``, ``packages/missioncache-hookio/hook.py``, which passes
+    its own path already resolved), as ``run_hook`` does: exit 0 whatever happens.
 
     WHY two files: Python compiles the script it starts from source on every run, but
     reads an imported module's byte code from ``__pycache__``; compiling Stop's or the
@@ -89,7 +89,7 @@ def run_body(script: str) -> None:
     import gc
 
     gc.disable()
-    folder, name = os.path.split(os.path.realpath(script))
+    folder, name = os.path.split(script)
     if folder not in sys.path:
         sys.path.append(folder)
     body = "_" + os.path.splitext(name)[0]
