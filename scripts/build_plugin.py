@@ -35,6 +35,7 @@ LIBRARIES = {
     "missioncache-statusline": "missioncache_statusline",
     "missioncache-report": "missioncache_report",
     "missioncache-sync": "missioncache_sync",
+    "missioncache-billing": "missioncache_billing",
     "missioncache-cli": "missioncache_cli",
 }
 

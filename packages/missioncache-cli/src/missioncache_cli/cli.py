@@ -124,12 +124,17 @@ def cmd_time(args: argparse.Namespace) -> int:
             for fork in db.forks_of(task.id)
         ]
         tokens = db.task_tokens(task.id, args.period)
+        from missioncache_cli.cli_invoice import billable_line
+
+        billable = billable_line(db, task, args.period)
     label = PERIOD_LABELS[args.period]
     waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
     with_forks = " with its forks (overlap counted once)" if forks else ""
     print(f"{task.name}: {format_split(split)}{waiting}{cost_part(tokens)}, {label}{with_forks}")
     for name, fork_split, fork_tokens in forks:
         print(f"  fork {name}: {format_split(fork_split)}{cost_part(fork_tokens)}")
+    if billable:
+        print(billable)
     return 0
 
 
@@ -285,8 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
     from missioncache_cli import (
+        cli_billing,
         cli_dashboard,
         cli_forks,
+        cli_invoice,
         cli_prices,
         cli_report,
         cli_statusline,
@@ -301,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_dashboard.register(add)
     cli_uninstall.register(add)
     cli_sync.register(add)
+    cli_billing.register(add)
+    cli_invoice.register(add)
     return parser
 
 

@@ -44,6 +44,7 @@ class TaskRow:
     total_items: int = 0
     last_activity: str | None = None
     fork_of: str | None = None  # the parent's name: this row's time is inside the parent's
+    jira_key: str | None = None  # the client's reference the task carries (create-task --jira)
     tokens: dict = field(default_factory=dict)  # input, output, cache_write, cache_read
     cost_usd: float | None = None  # None: a model without a known price (docs/cost.md)
     unknown_models: list = field(default_factory=list)
@@ -118,6 +119,7 @@ def collect(
     for item in tasks:
         row, days = _task_rows(db, item, since, period, now)
         row.fork_of = keys.get(item.fork_of) if item.fork_of is not None else None
+        row.jira_key = item.jira_key
         if row.seconds or row.sessions or any(row.tokens.values()) or item is task:
             report.tasks.append(row)
             report.days.extend(days)

@@ -1,0 +1,308 @@
+"""Billing end to end through the BUILT plugin's command line: a week of turns with a
+known truth for two clients (different rates, currencies, rounding rules and tax), every
+invoice line's hours and amount to the cent, the timesheets' import columns, an invoice
+that stays as issued when a late turn arrives, numbers never reused, and bad input that
+changes nothing."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import time
+
+import pytest
+
+from missioncache_harness.worklog import record_work
+
+WEEK = "2025-W10"  # Monday 2025-03-03 to Sunday 2025-03-09: always in the past
+
+
+def _at(day: int, hour: int, minute: int = 0) -> float:
+    """Local epoch of 2025-03-<day> hour:minute."""
+    return time.mktime((2025, 3, day, hour, minute, 0, 0, 0, -1))
+
+
+@pytest.fixture
+def billing(mc_env, mc_plugin, mc_make_task):
+    """Acme (EUR 120/h, 15-minute entries rounded up, 20% tax from billing setup) has
+    alpha and beta (its own rate, 150); Globex (USD 95.50/h, 6-minute entries rounded to
+    the nearest, no tax) has gamma. The truth, per task per day:
+
+    - alpha Mon: turns of 25m and 20m with 5m of yours between them = 50m -> 1.00 h
+    - alpha Wed: 10m -> 0.25 h                       (alpha: 1.25 h x 120 = 150.00)
+    - beta  Tue: 67m -> 1.25 h                       (beta:  1.25 h x 150 = 187.50)
+    - gamma Mon: 2000 s = 5.56 tenths -> 0.60 h
+    - gamma Thu: 1000 s + 200 s of yours + 700 s = 1900 s = 5.28 tenths -> 0.50 h
+    - gamma Sat: 100 s -> 0 h (nearest), no entry    (gamma: 1.10 h x 95.50 = 105.05)
+    """
+    db = mc_env.data_root / "tasks.db"
+    alpha, beta, gamma = (mc_make_task(name) for name in ("alpha", "beta", "gamma"))
+    record_work(db, alpha.id, _at(3, 10), [(1500, 300), (1200, 0)])
+    record_work(db, alpha.id, _at(5, 14), [(600, 0)])
+    record_work(db, beta.id, _at(4, 9), [(4020, 0)])
+    record_work(db, gamma.id, _at(3, 11), [(2000, 0)])
+    record_work(db, gamma.id, _at(6, 16), [(1000, 200), (700, 0)])
+    record_work(db, gamma.id, _at(8, 12), [(100, 0)])
+
+    def cli(*args, expect=0):
+        done = mc_env.bundled(mc_plugin, *args)
+        assert done.returncode == expect, (done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+        return done.stdout if expect == 0 else done.stderr
+
+    cli(
+        "billing",
+        "setup",
+        "--name",
+        "Ada Lovelace",
+        "--email",
+        "ada@example.com",
+        "--address",
+        "1 Analytical Road\\nLondon",
+        "--tax",
+        "20",
+        "--terms",
+        "14",
+    )
+    cli("client", "add", "Acme", "--rate", "120", "--currency", "EUR", "--rounding", "15m")
+    cli(
+        "client",
+        "add",
+        "Globex",
+        "--rate",
+        "95.50",
+        "--currency",
+        "usd",
+        "--rounding",
+        "6m",
+        "--round",
+        "nearest",
+        "--tax",
+        "0",
+    )
+    cli("task", "set", "alpha", "--client", "Acme")
+    cli("task", "set", "beta", "--client", "Acme", "--rate", "150")
+    cli("task", "set", "gamma", "--client", "Globex")
+    return cli
+
+
+def _lines(document: dict) -> dict:
+    return {
+        line["task"]: (line["hours"], line["rate"], line["amount"]) for line in document["lines"]
+    }
+
+
+def test_each_line_hours_and_amount_to_the_cent(billing):
+    acme = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    assert _lines(acme) == {"alpha": ("1.25", "120", "150.00"), "beta": ("1.25", "150", "187.50")}
+    assert (acme["subtotal"], acme["tax_rate"], acme["tax"], acme["total"]) == (
+        "337.50",
+        "20",
+        "67.50",
+        "405.00",
+    )
+    assert acme["currency"] == "EUR" and acme["hours"] == "2.50"
+    days = {(d["task"], d["day"]): d["hours"] for d in acme["days"]}
+    assert days == {
+        ("alpha", "2025-03-03"): "1.00",
+        ("alpha", "2025-03-05"): "0.25",
+        ("beta", "2025-03-04"): "1.25",
+    }
+    globex = json.loads(
+        billing(
+            "invoice", "Globex", "--from", "2025-03-03", "--to", "2025-03-09", "--format", "json"
+        )
+    )
+    assert _lines(globex) == {"gamma": ("1.10", "95.50", "105.05")}
+    assert (globex["subtotal"], globex["tax"], globex["total"]) == ("105.05", "0.00", "105.05")
+    assert acme["number"] != globex["number"]
+
+
+def test_every_format_shows_the_same_issued_invoice(billing):
+    first = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    page = billing("invoice", "Acme", "--period", WEEK, "--format", "html")
+    assert first["number"] in page and "€405.00" in page and "€187.50" in page
+    assert "Ada Lovelace" in page and "Time behind this invoice" in page
+    rows = list(
+        csv.reader(io.StringIO(billing("invoice", "Acme", "--period", WEEK, "--format", "csv")))
+    )
+    assert rows[0] == [
+        "invoice",
+        "date",
+        "task",
+        "reference",
+        "hours",
+        "rate",
+        "amount",
+        "currency",
+    ]
+    assert [rows[-1][2], rows[-1][6]] == ["total", "405.00"]
+    assert {r[0] for r in rows[1:]} == {first["number"]}  # asked again: the same invoice
+    listed = billing("invoice", "list")
+    assert listed.count(first["number"]) == 1 and "€405.00" in listed
+
+
+def test_lines_per_day(billing):
+    found = json.loads(
+        billing(
+            "invoice", "Globex", "--period", WEEK, "--format", "json", "--lines", "day", "--draft"
+        )
+    )
+    assert [(d["day"], d["hours"], d["amount"]) for d in found["days"]] == [
+        ("2025-03-03", "0.60", "57.30"),
+        ("2025-03-06", "0.50", "47.75"),
+    ]
+    assert found["total"] == "105.05" and found["number"] is None
+
+
+def test_an_issued_invoice_stays_as_issued_after_a_late_turn(billing, mc_env):
+    issued = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    # a turn of Friday arrives late (another machine synced it, say): 20 minutes of alpha
+    record_work(mc_env.data_root / "tasks.db", _find(mc_env, "alpha"), _at(7, 9), [(1200, 0)])
+    again = json.loads(billing("invoice", "show", issued["number"], "--format", "json"))
+    assert again == issued
+    late = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    assert late["number"] != issued["number"]
+    assert _lines(late) == {"alpha": ("0.50", "120", "60.00")}  # 20m -> 0.50 h, the difference
+    assert late["total"] == "72.00"
+
+
+def _find(mc_env, name: str) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(str(mc_env.data_root / "tasks.db"))
+    try:
+        return int(conn.execute("SELECT id FROM tasks WHERE name = ?", (name,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_numbers_increase_and_are_never_reused(billing):
+    one = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    two = json.loads(billing("invoice", "Globex", "--period", WEEK, "--format", "json"))
+    prefix = one["number"][:-4]
+    assert two["number"] == prefix + f"{int(one['number'][-4:]) + 1:04d}"
+    error = billing(
+        "invoice",
+        "Globex",
+        "--period",
+        "2025-03-03",
+        "--format",
+        "json",
+        "--number",
+        one["number"],
+        expect=1,
+    )
+    assert error.count("\n") == 1 and "already used" in error
+
+
+def _tree(mc_env) -> str:
+    digest = hashlib.sha256()
+    for path in sorted((mc_env.data_root / "events").rglob("*")):
+        if path.is_file():
+            digest.update(str(path).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("invoice", "Initech", "--period", WEEK), "unknown client 'Initech'"),
+        (("client", "edit", "Acme", "--rate", "-5"), "cannot be negative"),
+        (("client", "edit", "Acme", "--rate", "lots"), "must be a number"),
+        (("client", "add", "Hooli", "--currency", "XBT"), "unknown currency 'XBT'"),
+        (("task", "set", "alpha", "--client", "Initech"), "unknown client 'Initech'"),
+        (("task", "set", "alpha", "--rate", "-1"), "cannot be negative"),
+        (("invoice", "Acme", "--period", "2025-01"), "nothing to bill Acme"),
+        (("invoice", "Acme", "--period", "2025-13"), "invalid month"),
+    ],
+)
+def test_bad_input_is_one_line_and_changes_nothing(billing, mc_env, args, says):
+    billing("invoice", "Acme", "--period", WEEK, "--format", "json")  # one issued already
+    before = _tree(mc_env)
+    error = billing(*args, expect=1)
+    assert says in error and error.count("\n") == 1, error
+    assert _tree(mc_env) == before
+    assert billing("client", "show", "Acme").splitlines()[1] == "rate: 120"
+
+
+def test_timesheets_in_each_tools_import_columns(billing):
+    harvest = list(
+        csv.reader(
+            io.StringIO(
+                billing("report", "--format", "timesheet", "--for", "harvest", "--period", WEEK)
+            )
+        )
+    )
+    assert harvest[0] == [
+        "Date",
+        "Client",
+        "Project",
+        "Task",
+        "Notes",
+        "Hours",
+        "First name",
+        "Last name",
+    ]
+    assert [
+        "2025-03-04",
+        "Acme",
+        "beta",
+        "Development",
+        "Work on beta",
+        "1.25",
+        "Ada",
+        "Lovelace",
+    ] in harvest
+    gamma = ["2025-03-03", "Globex", "gamma", "Development", "Work on gamma", "0.60", "Ada"]
+    assert [*gamma, "Lovelace"] in harvest
+    assert not any(r[0] == "2025-03-08" for r in harvest)  # 100 s rounds to nothing
+    toggl = list(
+        csv.reader(
+            io.StringIO(
+                billing("report", "--format", "timesheet", "--for", "toggl", "--period", WEEK)
+            )
+        )
+    )
+    assert toggl[0] == [
+        "Email",
+        "Client",
+        "Project",
+        "Description",
+        "Billable",
+        "Start date",
+        "Start time",
+        "Duration",
+        "Tags",
+    ]
+    row = next(r for r in toggl if r[2] == "alpha" and r[5] == "2025-03-03")
+    assert row[0] == "ada@example.com" and row[1] == "Acme" and row[6] == "10:00:00"
+    assert row[7] == "01:00:00"  # 50 minutes, rounded up to the quarter hour
+    clockify = list(
+        csv.reader(
+            io.StringIO(
+                billing("report", "--format", "timesheet", "--for", "clockify", "--period", WEEK)
+            )
+        )
+    )
+    assert clockify[0] == [
+        "Project",
+        "Client",
+        "Description",
+        "Task",
+        "Email",
+        "Tags",
+        "Billable",
+        "Start date",
+        "Start time",
+        "Duration",
+    ]
+    row = next(r for r in clockify if r[0] == "gamma" and r[7] == "2025-03-06")
+    assert (row[1], row[4], row[9]) == ("Globex", "ada@example.com", "0.50")
+
+
+def test_time_shows_the_billable_amount(billing):
+    out = billing("time", "beta")
+    assert "billable 1.25 h = €187.50 (Acme)" in out
