@@ -16,6 +16,7 @@ CSS = """
 @page{size:A4;margin:18mm 16mm}
 body{font:10.5pt/1.45 "DejaVu Sans",Arial,sans-serif;color:#1d2330;margin:0}
 .top{display:flex;justify-content:space-between;align-items:flex-start;gap:24px}
+.top>div{flex:1}
 h1{font-size:22pt;margin:0 0 2px;letter-spacing:.5px}
 .muted{color:#5b6475}
 .parties{display:flex;gap:40px;margin:22px 0 14px}
@@ -33,6 +34,7 @@ td.fork{padding-left:22px;color:#5b6475;font-size:9pt}
 .meta td:first-child{color:#5b6475}
 h2{font-size:11pt;margin:26px 0 0}
 .appendix td,.appendix th{font-size:8.5pt;padding:3px 6px}
+.appendix td:nth-child(2),.appendix th:nth-child(2){text-align:left}
 .note{font-size:9pt;color:#5b6475;margin-top:14px;white-space:pre-line}
 """
 

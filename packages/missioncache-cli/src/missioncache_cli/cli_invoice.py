@@ -53,7 +53,7 @@ def cmd_invoice(args: argparse.Namespace) -> int:
     if invoices.is_empty(document):
         earlier = invoices.latest_for(client.name, period)  # type: ignore[arg-type]
         if earlier is not None and not number and not args.draft:
-            return _write(earlier, args, "already issued, shown again:")
+            return _write(earlier, args, "already issued, shown again")
         raise ValueError(
             f"nothing to bill {client.name} for {period.title}: no time of its tasks in it "  # type: ignore[attr-defined]
             f"that an earlier invoice did not bill (`missioncache task set TASK --client "
