@@ -78,5 +78,3 @@ def billing(mc_env, mc_plugin, mc_make_task):
     cli("task", "set", "beta", "--client", "Acme", "--rate", "150")
     cli("task", "set", "gamma", "--client", "Globex")
     return cli
-
-

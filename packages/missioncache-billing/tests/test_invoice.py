@@ -23,7 +23,6 @@ def _at(day: int, hour: int, minute: int = 0) -> float:
     return time.mktime((2025, 3, day, hour, minute, 0, 0, 0, -1))
 
 
-
 def _lines(document: dict) -> dict:
     return {
         line["task"]: (line["hours"], line["rate"], line["amount"]) for line in document["lines"]

@@ -35,16 +35,40 @@ def test_pdf_invoice_reads_back_with_every_figure(billing, tmp_path):
         [pdftotext, str(target), "-"], capture_output=True, text=True, check=True
     ).stdout
     number = said.split()[1]
-    for expected in (f"Invoice number {number}", "Ada Lovelace", "Bill to", "Acme",
-                     "€150.00", "€187.50", "€337.50", "Tax 20%", "€67.50", "€405.00",
-                     "week 10 of 2025", "2025-03-03", "Due date"):
+    for expected in (
+        f"Invoice number {number}",
+        "Ada Lovelace",
+        "Bill to",
+        "Acme",
+        "€150.00",
+        "€187.50",
+        "€337.50",
+        "Tax 20%",
+        "€67.50",
+        "€405.00",
+        "week 10 of 2025",
+        "2025-03-03",
+        "Due date",
+    ):
         assert expected.lower() in " ".join(text.split()).lower(), (expected, text)
 
 
 def test_pdf_failure_is_one_clear_line(billing, mc_env, mc_plugin, tmp_path):
-    env = dict(mc_env.with_lib(mc_plugin), MISSIONCACHE_WEASYPRINT=str(tmp_path / "no-such-weasyprint"))
-    done = mc_env.bundled(mc_plugin, "invoice", "Acme", "--period", WEEK, "--format", "pdf",
-                          "-o", str(tmp_path / "x.pdf"), env=env)
+    env = dict(
+        mc_env.with_lib(mc_plugin), MISSIONCACHE_WEASYPRINT=str(tmp_path / "no-such-weasyprint")
+    )
+    done = mc_env.bundled(
+        mc_plugin,
+        "invoice",
+        "Acme",
+        "--period",
+        WEEK,
+        "--format",
+        "pdf",
+        "-o",
+        str(tmp_path / "x.pdf"),
+        env=env,
+    )
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert "could not print the PDF with WeasyPrint" in done.stderr
     assert "--format html" in done.stderr and not (tmp_path / "x.pdf").exists()

@@ -24,6 +24,11 @@ class Period:
         return [(self.first + dt.timedelta(days=i)).isoformat() for i in range(count)]
 
     @property
+    def name(self) -> str:
+        """The title without its dates (``November 2026``), for a heading that adds them."""
+        return self.title.split(" (", 1)[0]
+
+    @property
     def key(self) -> str:
         return f"{self.first.isoformat()}..{self.last.isoformat()}"
 

@@ -38,7 +38,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         else:
             from missioncache_report.calendar import collect_range
 
-            report = collect_range(db, calendar.days, calendar.title, task=task)
+            report = collect_range(db, calendar.days, calendar.name, task=task)
         if args.tool:
             from missioncache_billing.timesheet import timesheet
 

@@ -8,7 +8,13 @@ from dataclasses import asdict
 from missioncache_db.durations import format_duration, shown_parts
 from missioncache_db.usage import format_cost
 from missioncache_report.cells import csv_rows, text_cell
-from missioncache_report.columns import columns, short_tokens, token_count, totals
+from missioncache_report.columns import (
+    columns,
+    decimal_hours,
+    short_tokens,
+    token_count,
+    totals,
+)
 from missioncache_report.data import Report
 
 FORMATS = ("text", "csv", "json", "html", "timesheet")
@@ -49,7 +55,7 @@ def text(report: Report) -> str:
     total_row = [total.get(name, "") for name, _ in shown]
     lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
-    header = ["day", "task", "time", "Claude", "you", "sessions", "tokens", "cost"]
+    header = ["day", "task", "time", "Claude", "you", "sessions", "tokens", "cost", "hours"]
     day_rows = [
         [
             d.day,
@@ -60,6 +66,7 @@ def text(report: Report) -> str:
             str(d.sessions),
             short_tokens(token_count(d.tokens)),
             format_cost(d.cost_usd).replace("cost unknown", "unknown"),
+            decimal_hours(d.seconds),
         ]
         for d in report.days
     ]
@@ -104,6 +111,7 @@ CSV_HEADER = [
     "cache_write_tokens",
     "cache_read_tokens",
     "cost_usd",
+    "jira",
 ]
 
 
@@ -114,6 +122,7 @@ def csv_text(report: Report) -> str:
     through ``cells.csv_cell``: a task name can neither run as a formula nor reorder the
     line."""
     status = {t.name: t.status for t in report.tasks}
+    jira = {t.name: t.jira_key or "" for t in report.tasks}
     rows = (
         [
             d.day,
@@ -127,6 +136,7 @@ def csv_text(report: Report) -> str:
             d.sessions,
             *(d.tokens.get(k, 0) for k in ("input", "output", "cache_write", "cache_read")),
             "" if d.cost_usd is None else f"{d.cost_usd:.4f}",
+            jira.get(d.task, ""),
         ]
         for d in report.days
     )

@@ -164,6 +164,7 @@ def table(report: Report) -> str:
                 cells.append(
                     f"<td>{'└ ' if t.fork_of else ''}"
                     f'<i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
+                    f"{escape(f' [{t.jira_key}]') if t.jira_key else ''}"
                     f" <small>({escape(t.status)})</small></td>"
                 )
             elif name == "progress" and t.total_items:
