@@ -241,3 +241,60 @@ def test_timesheets_in_each_tools_import_columns(billing):
 def test_time_shows_the_billable_amount(billing):
     out = billing("time", "beta")
     assert "billable 1.25 h = €187.50 (Acme)" in out
+
+
+def test_description_is_what_was_worked_on_that_day(billing, mc_env):
+    context = mc_env.data_root / "active" / "alpha" / "alpha-context.md"
+    text = context.read_text(encoding="utf-8")
+    entry = "### 2025-03-03 11:20\n- Wired the checkout form to the new API\n\n"
+    context.write_text(text.replace("## Recent Changes\n", "## Recent Changes\n\n" + entry, 1))
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                billing("report", "--format", "timesheet", "--for", "toggl", "--period", WEEK)
+            )
+        )
+    )
+    said = {(r["Project"], r["Start date"]): r["Description"] for r in rows}
+    assert said[("alpha", "2025-03-03")] == "Wired the checkout form to the new API"
+    assert said[("alpha", "2025-03-05")] == "Work on alpha"  # nothing saved that day
+
+
+def test_no_email_is_said_not_left_empty(billing, mc_env, mc_plugin, tmp_path):
+    billing("billing", "setup", "--email", "")
+    env = dict(
+        mc_env.with_lib(mc_plugin),
+        GIT_CONFIG_GLOBAL=str(tmp_path / "none"),
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    env.pop("MISSIONCACHE_TIMESHEET_EMAIL", None)
+    done = mc_env.run(
+        [*_cli(mc_plugin), "report", "--format", "timesheet", "--for", "toggl", "--period", WEEK],
+        env=env,
+        cwd=str(tmp_path),
+    )
+    assert done.returncode == 1 and "no email for the timesheet" in done.stderr
+    assert "billing setup --email" in done.stderr and done.stderr.count("\n") == 1
+    plain = mc_env.run(
+        [*_cli(mc_plugin), "report", "--format", "timesheet", "--period", WEEK],
+        env=env,
+        cwd=str(tmp_path),
+    )
+    assert plain.returncode == 0 and "the Email column is empty" in plain.stderr
+
+
+def _cli(mc_plugin) -> list:
+    from missioncache_harness.workspace import python3
+
+    return [python3(), "-m", "missioncache_cli"]
+
+
+def test_a_fork_bills_with_its_parent_listed_under_it(billing, mc_env):
+    billing("fork", "alpha", "alpha-spike")
+    fork = _find(mc_env, "alpha-spike")
+    record_work(mc_env.data_root / "tasks.db", fork, _at(5, 9), [(1800, 0)])  # Wed, 30m
+    found = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    alpha = next(line for line in found["lines"] if line["task"] == "alpha")
+    assert alpha["forks"] == ["alpha-spike"]
+    assert alpha["hours"] == "1.75"  # Mon 1.00; Wed 10m + the fork's 30m = 40m -> 0.75
+    assert [line["task"] for line in found["lines"]] == ["alpha", "beta"]
