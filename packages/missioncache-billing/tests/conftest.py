@@ -11,11 +11,6 @@ from missioncache_harness.worklog import record_work
 WEEK = "2025-W10"  # Monday 2025-03-03 to Sunday 2025-03-09: always in the past
 
 
-def _at(day: int, hour: int, minute: int = 0) -> float:
-    """Local epoch of 2025-03-<day> hour:minute."""
-    return time.mktime((2025, 3, day, hour, minute, 0, 0, 0, -1))
-
-
 @pytest.fixture
 def billing(mc_env, mc_plugin, mc_make_task):
     """Acme (EUR 120/h, 15-minute entries rounded up, 20% tax from billing setup) has
@@ -29,6 +24,10 @@ def billing(mc_env, mc_plugin, mc_make_task):
     - gamma Thu: 1000 s + 200 s of yours + 700 s = 1900 s = 5.28 tenths -> 0.50 h
     - gamma Sat: 100 s -> 0 h (nearest), no entry    (gamma: 1.10 h x 95.50 = 105.05)
     """
+
+    def _at(day: int, hour: int) -> float:  # local 2025-03-<day> hour:00
+        return time.mktime((2025, 3, day, hour, 0, 0, 0, 0, -1))
+
     db = mc_env.data_root / "tasks.db"
     alpha, beta, gamma = (mc_make_task(name) for name in ("alpha", "beta", "gamma"))
     record_work(db, alpha.id, _at(3, 10), [(1500, 300), (1200, 0)])

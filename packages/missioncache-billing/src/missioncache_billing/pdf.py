@@ -2,9 +2,9 @@
 
 WHY off to the side: WeasyPrint is a third-party package (with Pango underneath), and the
 command line runs under the user's own Python with the standard library only. So the
-rendering is a child process, ``uvx --from weasyprint==<pin> weasyprint IN.html OUT.pdf``,
-offline first (uv's cache), then online; without uv, or when WeasyPrint cannot start (on
-Linux it needs the Pango libraries), one line says what to install.
+rendering is a child process, ``uvx --python '>=3.10' --from weasyprint==<pin> weasyprint
+IN.html OUT.pdf``, offline first (uv's cache), then online; without uv, or when WeasyPrint
+cannot start (on Linux it needs the Pango libraries), one line says what to install.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 
 WEASYPRINT = "weasyprint==70.0"
+PYTHON = ">=3.10"
 RENDER_TIMEOUT = 300.0  # the first run downloads WeasyPrint into uv's cache
 
 
@@ -29,7 +30,10 @@ def command(offline: bool) -> list[str]:
             "installed: install uv (https://docs.astral.sh/uv/getting-started/installation/) "
             "or use --format html and print it from a browser"
         )
-    return [uvx, *(["--offline"] if offline else []), "--from", WEASYPRINT, "weasyprint"]
+    # WeasyPrint 70 needs Python 3.10+: uv picks one it has (or fetches one), whatever
+    # Python runs this command line (3.9 is the floor here).
+    argv = [uvx, *(["--offline"] if offline else []), "--python", PYTHON]
+    return [*argv, "--from", WEASYPRINT, "weasyprint"]
 
 
 def html_to_pdf(html: str, target: str) -> None:
