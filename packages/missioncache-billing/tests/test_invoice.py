@@ -298,3 +298,39 @@ def test_a_fork_bills_with_its_parent_listed_under_it(billing, mc_env):
     assert alpha["forks"] == ["alpha-spike"]
     assert alpha["hours"] == "1.75"  # Mon 1.00; Wed 10m + the fork's 30m = 40m -> 0.75
     assert [line["task"] for line in found["lines"]] == ["alpha", "beta"]
+
+
+def test_ai_usage_is_passed_through_with_the_markup(billing, mc_env, mc_execute):
+    from decimal import ROUND_HALF_UP, Decimal
+
+    gamma = _find(mc_env, "gamma")
+    mc_execute(
+        "INSERT INTO usage(session_id, message_key, model, epoch, input_tokens, output_tokens,"
+        " cache_5m_tokens, cache_1h_tokens, cache_read_tokens, task_id)"
+        " VALUES ('s', 'k:', 'claude-sonnet-4-5', ?, 2000000, 100000, 0, 0, 0, ?)",
+        (_at(3, 11) + 60, gamma),
+    )
+    report = json.loads(billing("report", "--period", WEEK, "--format", "json"))
+    usd = Decimal(str(next(t for t in report["tasks"] if t["name"] == "gamma")["cost_usd"]))
+    assert usd > 1  # the price table knows the model
+    billing("client", "edit", "Acme", "--ai-cost", "at-cost")
+    billing("task", "set", "gamma", "--client", "Acme")
+    error = billing("invoice", "Acme", "--period", WEEK, "--draft", expect=1)
+    assert "--usd-rate" in error and error.count("\n") == 1
+    billing("client", "edit", "Acme", "--usd-rate", "0.9")
+    draft = json.loads(billing("invoice", "Acme", "--period", WEEK, "--draft", "--format", "json"))
+    assert draft["ai"]["amount"] == str(
+        (usd * Decimal("0.9")).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    )
+    billing("task", "set", "gamma", "--client", "Globex")
+    billing("client", "edit", "Globex", "--ai-cost", "markup:15")
+    found = json.loads(billing("invoice", "Globex", "--period", WEEK, "--format", "json"))
+    expected = (usd * Decimal("1.15")).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert found["ai"]["amount"] == str(expected)
+    assert Decimal(found["total"]) == Decimal("105.05") + expected
+    # moved to another client after it was invoiced, gamma's week is not billed twice: only
+    # what Acme's rounding (15m up) adds over what Globex was billed (6m nearest) is left:
+    # Mon 0.75 - 0.60, Thu 0.75 - 0.50, Sat 0.25 (100 s, nothing billed) = 0.65 h
+    billing("task", "set", "gamma", "--client", "Acme")
+    again = json.loads(billing("invoice", "Acme", "--period", WEEK, "--draft", "--format", "json"))
+    assert _lines(again)["gamma"] == ("0.65", "120", "78.00") and again["ai"] is None

@@ -10,7 +10,7 @@ with a markup, or not at all, converted at the client's stated USD rate.
 
 A task's own rate wins over its client's; a fork's time is inside its parent's (their
 union, docs/forks.md), so a fork bills with its parent, listed under it. What an earlier
-invoice of the client already billed for a task and day is taken off (a late turn shows up
+invoice (of any client) already billed for a task and day is taken off (a late turn shows up
 on the next invoice as the difference, never by changing the issued one).
 """
 

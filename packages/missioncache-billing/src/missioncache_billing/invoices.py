@@ -87,12 +87,11 @@ def next_number() -> str:
     return f"{lead}{max(used, default=0) + 1:04d}"
 
 
-def already_billed(client: str) -> dict:
-    """(task, day) -> (hours, AI USD) the client's earlier invoices billed."""
+def already_billed() -> dict:
+    """(task, day) -> (hours, AI USD) earlier invoices billed, whichever client they went
+    to: a task moved to another client is never billed twice for the same day."""
     out: dict = {}
     for invoice in issued():
-        if invoice.get("client", {}).get("name") != client:
-            continue
         for day in invoice.get("days", []):
             key = (day["task"], day["day"])
             hours, usd = out.get(key, (Decimal(0), Decimal(0)))
@@ -104,7 +103,7 @@ def draft(db: TaskDB, client_name: str, period: Period, now: float | None = None
     """The invoice the client would get for ``period`` now (number not yet given)."""
     client = client_named(client_name)
     me = sender()
-    before = already_billed(client.name)
+    before = already_billed()
     lines = [
         compute.task_line(db, task, rate, client, period, before, now)
         for task, rate in compute.client_tasks(db, client, task_billing())
