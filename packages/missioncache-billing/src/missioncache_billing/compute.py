@@ -186,3 +186,31 @@ def billable_total(db: TaskDB, task: Task, period: str) -> tuple | None:
         days = parse_period(period)
     line = task_line(db, task, Decimal(rate), client, days, {})
     return line.hours, line.amount, client.currency, client.name
+
+
+def month_billing(db: TaskDB, task: Task, now: float | None = None) -> dict | None:
+    """``{client, hours, amount}`` of ``task`` this calendar month (amount formatted), for
+    the dashboard; None without a client and a rate. A fork's time is in its parent's."""
+    import datetime as dt
+    import time
+
+    from missioncache_billing.money import format_money
+    from missioncache_billing.periods import parse_period
+    from missioncache_billing.settings import clients, task_billing
+    from missioncache_report.data import shown_name
+
+    own = task_billing().get(shown_name(task))
+    client = clients().get(own.client) if own else None
+    if own is None or client is None:
+        return None
+    rate = own.rate if own.rate is not None else client.rate
+    now = time.time() if now is None else now
+    month = parse_period(dt.date.fromtimestamp(now).strftime("%Y-%m"), now)
+    if rate is None:
+        return {"client": client.name, "hours": None, "amount": None}
+    line = task_line(db, task, Decimal(rate), client, month, {}, now)
+    return {
+        "client": client.name,
+        "hours": str(line.hours),
+        "amount": format_money(line.amount, client.currency),
+    }

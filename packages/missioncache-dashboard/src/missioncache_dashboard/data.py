@@ -45,7 +45,19 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
         "total": total,
         "time": {period: _split(db, task, period, now) for period in PERIODS},
         "last_worked": last_activity(db, task),
+        "billing": _billing(db, task, now),
     }
+
+
+def _billing(db: TaskDB, task: Task, now: float) -> dict | None:
+    """The task's client and its billable hours and amount this calendar month
+    (docs/billing.md); None when it has no client, or billing cannot be read."""
+    try:
+        from missioncache_billing.compute import month_billing
+
+        return month_billing(db, task, now)
+    except (ImportError, OSError, ValueError):
+        return None
 
 
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:

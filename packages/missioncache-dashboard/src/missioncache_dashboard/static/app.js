@@ -44,7 +44,7 @@ function renderTasks(tasks) {
   for (const task of tasks) {
     // A fork sits under its parent, so its own name is enough there.
     const name = el("a", { href: `#/task/${task.id}` }, task.depth ? task.name : task.shown_name);
-    const cell = el("td", { class: task.depth ? "fork" : "" }, name);
+    const cell = el("td", { class: task.depth ? "fork" : "" }, name, billingNote(task.billing));
     if (task.depth) cell.style.paddingLeft = `${0.6 + task.depth * 1.2}rem`;
     const share = task.total ? Math.round((100 * task.done) / task.total) : 0;
     const bar = el("span", { class: "bar" }, el("span"));
@@ -61,6 +61,13 @@ function renderTasks(tasks) {
       ),
     );
   }
+}
+
+// The client, and what this month bills (docs/billing.md): under the task's name.
+function billingNote(billing) {
+  if (!billing) return null;
+  const figure = billing.amount ? ` · ${billing.hours} h this month = ${billing.amount}` : " · no rate";
+  return el("div", { class: "billing muted" }, billing.client + figure);
 }
 
 function renderSessions() {
