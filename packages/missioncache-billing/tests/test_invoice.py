@@ -152,6 +152,9 @@ def _tree(mc_env) -> str:
         (("task", "set", "alpha", "--rate", "-1"), "cannot be negative"),
         (("invoice", "Acme", "--period", "2025-01"), "nothing to bill Acme"),
         (("invoice", "Acme", "--period", "2025-13"), "invalid month"),
+        (("invoice", "Acme"), "say which period to bill"),
+        (("invoice", "Acme", "--period", WEEK, "--number", "../x"), "invalid invoice number"),
+        (("client", "add", "list"), "a word of the command line"),
     ],
 )
 def test_bad_input_is_one_line_and_changes_nothing(billing, mc_env, args, says):

@@ -26,7 +26,12 @@ def period_of(args: argparse.Namespace) -> object:
         if args.period:
             raise ValueError("give --period or --from/--to, not both")
         return between(args.start, args.end)
-    return parse_period(args.period or "month")
+    if not args.period:
+        raise ValueError(
+            "say which period to bill: --period 2026-11 (a month), 2026-W48 (a week), "
+            "2026-11-01..2026-11-30, or --from/--to"
+        )
+    return parse_period(args.period)
 
 
 def cmd_invoice(args: argparse.Namespace) -> int:
