@@ -337,3 +337,19 @@ def test_ai_usage_is_passed_through_with_the_markup(billing, mc_env, mc_execute)
     billing("task", "set", "gamma", "--client", "Acme")
     again = json.loads(billing("invoice", "Acme", "--period", WEEK, "--draft", "--format", "json"))
     assert _lines(again)["gamma"] == ("0.65", "120", "78.00") and again["ai"] is None
+
+
+def test_a_linked_folder_is_neither_written_nor_read(billing, mc_env, tmp_path):
+    events = mc_env.data_root / "events"
+    mine = next(p for p in events.iterdir() if (p / "billing").is_dir())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (mine / "billing" / "invoices").symlink_to(elsewhere, target_is_directory=True)
+    error = billing("invoice", "Acme", "--period", WEEK, expect=1)
+    assert "symbolic link" in error and error.count("\n") == 1
+    assert list(elsewhere.iterdir()) == []
+    other = events / "00112233aabbccdd" / "billing"
+    other.mkdir(parents=True)
+    (elsewhere / "X-0001.json").write_text(json.dumps({"number": "X-0001"}))
+    (other / "invoices").symlink_to(elsewhere, target_is_directory=True)
+    assert "X-0001" not in billing("invoice", "list")

@@ -24,7 +24,9 @@ from missioncache_billing.money import plain
 from missioncache_billing.settings import (
     billing_dir,
     client_named,
+    is_linked,
     machines,
+    own_folder,
     sender,
     task_billing,
     this_machine,
@@ -35,13 +37,16 @@ if TYPE_CHECKING:
     from missioncache_db import TaskDB
 
 INVOICES = "invoices"
-_NUMBER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+_NUMBER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
+# Names Windows keeps for devices, whatever the extension: never a file name.
+_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)),
+            *(f"LPT{i}" for i in range(10))}  # fmt: skip
 
 
 def check_number(text: str) -> str:
     value = str(text).strip()
-    if not _NUMBER.match(value):
-        raise ValueError(f"invalid invoice number {text!r}: letters, digits, . _ - (up to 40)")
+    if not _NUMBER.match(value) or value.upper() in _DEVICES:
+        raise ValueError(f"invalid invoice number {text!r}: letters, digits, _ and - (up to 40)")
     return value
 
 
@@ -50,15 +55,18 @@ def issued() -> list[dict]:
     out = []
     for machine in machines():
         folder = os.path.join(billing_dir(machine), INVOICES)
+        if is_linked(folder):
+            continue
         try:
             names = sorted(os.listdir(folder))
         except OSError:
             continue
         for name in names:
-            if not name.endswith(".json") or not _NUMBER.match(name[:-5]):
+            path = os.path.join(folder, name)
+            if not name.endswith(".json") or not _NUMBER.match(name[:-5]) or os.path.islink(path):
                 continue
             try:
-                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                with open(path, encoding="utf-8") as handle:
                     found = json.load(handle)
             except (OSError, ValueError):
                 continue
@@ -188,8 +196,7 @@ def issue(document: dict, number: str | None = None, now: float | None = None) -
     chosen = check_number(number) if number else next_number()
     if chosen in used:
         raise ValueError(f"invoice number {chosen} is already used: choose another or omit it")
-    folder = os.path.join(billing_dir(this_machine()), INVOICES)
-    os.makedirs(folder, exist_ok=True)
+    folder = own_folder(INVOICES)
     frozen = dict(document, number=chosen, machine=this_machine())
     frozen["created"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
     data = (json.dumps(frozen, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

@@ -77,6 +77,28 @@ def billing_dir(machine: str) -> str:
     return os.path.join(data_root(), "events", machine, BILLING_DIR)
 
 
+def is_linked(path: str) -> bool:
+    """True when ``path`` or a folder between the data root and it is a symbolic link:
+    a synced tree could carry one, and billing never follows a link it did not make."""
+    root = os.path.normpath(data_root())
+    current = os.path.normpath(path)
+    while current.startswith(root + os.sep):
+        if os.path.islink(current):
+            return True
+        current = os.path.dirname(current)
+    return False
+
+
+def own_folder(*parts: str) -> str:
+    """This machine's billing folder (or a folder in it), made when missing; refused when
+    a symbolic link stands anywhere on the way."""
+    path = os.path.join(billing_dir(this_machine()), *parts)
+    if is_linked(path):
+        raise ValueError(f"{path} goes through a symbolic link: billing writes no file there")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 def this_machine() -> str:
     from missioncache_db.events import machine_id
 
@@ -138,11 +160,14 @@ def check_client(client: Client) -> Client:
 
 
 def _own_path() -> str:
-    return os.path.join(billing_dir(this_machine()), SETTINGS_FILE)
+    return os.path.join(own_folder(), SETTINGS_FILE)
 
 
 def _load(machine: str) -> dict:
-    found = read_json_object(os.path.join(billing_dir(machine), SETTINGS_FILE))
+    path = os.path.join(billing_dir(machine), SETTINGS_FILE)
+    if is_linked(path):
+        return {}
+    found = read_json_object(path)
     return found if isinstance(found, dict) else {}
 
 
@@ -151,7 +176,6 @@ def _write(section: str, key: str, record: dict) -> None:
     from missioncache_state.lock import FileLock
 
     path = _own_path()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
     with FileLock(path):
         data = _load(this_machine())
         # a clock behind another machine's still makes this the newest change
@@ -262,6 +286,6 @@ def save_sender(value: Sender) -> None:
     parse_decimal(value.tax, "the tax rate", 3)
     if value.terms_days < 0 or value.terms_days > 365:
         raise ValueError("payment terms must be 0 to 365 days")
-    if value.prefix and not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$", value.prefix):
-        raise ValueError(f"invalid number prefix {value.prefix!r}: letters, digits, . _ -")
+    if value.prefix and not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,19}$", value.prefix):
+        raise ValueError(f"invalid number prefix {value.prefix!r}: letters, digits, _ and -")
     _write("sender", "me", asdict(value))
