@@ -193,3 +193,4 @@ def test_the_task_list_shows_the_client_and_this_months_billable(
     mc_cli("task", "set", mc_task.name, "--client", "Acme")
     row = dashboard.get("/api/tasks")["tasks"][0]
     assert row["billing"] == {"client": "Acme", "hours": "0.50", "amount": "£50.00"}
+    assert dashboard.get(f"/api/tasks/{row['id']}")["billing"] == row["billing"]  # its page

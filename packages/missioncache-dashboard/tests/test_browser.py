@@ -85,3 +85,23 @@ def test_dom_dumped_at_load_names_every_task(mc_chromium, world, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     for name in ids:
         assert f'data-task="{name}"' in done.stdout, name
+
+
+def test_a_billed_task_shows_its_client_on_the_list_and_its_page(
+    mc_chromium, world, mc_plugin, mc_env
+):
+    running, ids = world
+    for args in (
+        ("client", "add", "Acme", "--rate", "100", "--currency", "GBP"),
+        ("task", "set", "billing-export", "--client", "Acme"),
+    ):
+        assert mc_env.bundled(mc_plugin, *args).returncode == 0
+    with browser.browser_page(mc_chromium) as (page, errors):
+        page.goto(running.url + "/")
+        note = page.locator('#tasks tr[data-task="billing-export"] .billing')
+        note.wait_for(timeout=LIVE_WAIT_MS)
+        assert note.inner_text().startswith("Acme · ") and " h this month = £" in note.inner_text()
+        assert page.locator('#tasks tr[data-task="auth-refactor"] .billing').count() == 0
+        page.goto(f"{running.url}/#/task/{ids['billing-export']}")
+        page.locator("#task .billing", has_text="Acme").wait_for(timeout=LIVE_WAIT_MS)
+        assert errors == []

@@ -150,6 +150,8 @@ function renderTask(task) {
   const facts = el("p", { class: "muted" },
     `[${task.done}/${task.total}] · today ${duration(task.time.today.total)} · week ${duration(task.time.week.total)} · all ${split(task.time.all)} · last worked ${task.last_worked || "never"}`);
   page.append(el("p", {}, el("a", { href: "#/" }, "← all tasks")), head, facts);
+  const billing = billingNote(task.billing);
+  if (billing) page.append(billing);
   if (task.forks.length) page.append(el("p", {}, "Forks: ", task.forks.join(", ")));
   const context = el("div", { class: "markdown" });
   if (task.context_html === null) context.append(el("p", { class: "muted" }, "The context file is missing."));
