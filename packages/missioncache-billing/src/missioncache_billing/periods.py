@@ -28,10 +28,6 @@ class Period:
         """The title without its dates (``November 2026``), for a heading that adds them."""
         return self.title.split(" (", 1)[0]
 
-    @property
-    def key(self) -> str:
-        return f"{self.first.isoformat()}..{self.last.isoformat()}"
-
 
 def _date(text: str) -> dt.date:
     try:

@@ -16,7 +16,6 @@ from missioncache_report.data import (
     Report,
     TaskRow,
     _counted_day,
-    _day,
     _day_bounds,
     _day_splits,
     _first_prompt,
@@ -109,8 +108,3 @@ def _sum_days(row: TaskRow, days: list[DayRow]) -> None:
     row.tokens = {k: sum(d.tokens.get(k, 0) for d in days) for k in _ZERO_TOKENS}
     costs = [d.cost_usd for d in days]
     row.cost_usd = None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
-
-
-def day_of(epoch: float) -> str:
-    """The local ``YYYY-MM-DD`` of ``epoch`` (the day a report files it under)."""
-    return _day(epoch)
