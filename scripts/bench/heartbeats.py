@@ -39,6 +39,7 @@ _INSERT = (
 _CHILD = r"""
 import json, os, resource, sys, time
 from missioncache_db import TaskDB
+from missioncache_time import process_pending
 
 def rss_kib():
     with open("/proc/self/status") as f:
@@ -51,7 +52,7 @@ with TaskDB(sys.argv[1], busy_timeout=30) as db:
     db.conn.execute("SELECT count(*) FROM tasks").fetchone()
     before = rss_kib()
     start = time.perf_counter()
-    processed = db.process_heartbeats()
+    processed = process_pending(db)
     seconds = time.perf_counter() - start
     sessions = db.conn.execute("SELECT count(*), sum(heartbeat_count) FROM sessions").fetchone()
 print(json.dumps({

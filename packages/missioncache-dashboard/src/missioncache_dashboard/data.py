@@ -14,6 +14,8 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
+from missioncache_time import time_split
+
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
 
@@ -25,7 +27,7 @@ COMPACTIONS_SHOWN = 20
 
 
 def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
-    found = db.time_split(task.id, period, now)
+    found = time_split(db, task.id, period, now)
     return {"total": found.total, "claude": found.claude, "you": found.you}
 
 
@@ -124,7 +126,7 @@ def _checklist(task: Task) -> list[dict]:
 
 
 def _compactions(task: Task) -> list[dict]:
-    from missioncache_db.compactions import recent_compactions
+    from missioncache_db import recent_compactions
 
     return [
         {"when": c.when, "trigger": c.trigger, "session_id": c.session_id, "summary": c.summary}
