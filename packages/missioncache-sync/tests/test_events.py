@@ -10,9 +10,9 @@ import subprocess
 
 import pytest
 
+import missioncache_sync as events
 from missioncache_cost import task_tokens
 from missioncache_db import TaskDB
-from missioncache_sync import _event_log as events
 from missioncache_sync._rebuild import rebuild
 from missioncache_time import process_pending, record_heartbeat, spool_turn_end, time_split
 

@@ -18,15 +18,15 @@ from missioncache_state import lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_sync._event_log import export_events as export_events
-    from missioncache_sync._event_log import import_events as import_events
     from missioncache_sync._event_log import iter_events as iter_events
     from missioncache_sync._event_log import machine_id as machine_id
+    from missioncache_sync._event_merge import import_events as import_events
     from missioncache_sync._rebuild import Rebuilt as Rebuilt
     from missioncache_sync._rebuild import rebuild as rebuild
 
 _EXPORTS = {
     "export_events": "_event_log",
-    "import_events": "_event_log",
+    "import_events": "_event_merge",
     "iter_events": "_event_log",
     "machine_id": "_event_log",
     "Rebuilt": "_rebuild",

@@ -14,7 +14,8 @@ import os
 from missioncache_db import write_transaction
 from missioncache_state.locations import tasks_db_path
 from missioncache_state.sqlite import sqlite3
-from missioncache_sync import _event_log as events
+from missioncache_sync._event_log import export_events
+from missioncache_sync._event_merge import import_events
 
 BACKUP_SUFFIX = ".before-rebuild"
 _SIDECARS = ("", "-wal", "-shm")
@@ -38,7 +39,7 @@ def _salvage(path: str) -> tuple[int, dict, list]:
 
         with TaskDB(path, busy_timeout=10.0) as db:
             process_pending(db)
-            exported = events.export_events(db.conn)
+            exported = export_events(db.conn)
             ids = dict(db.conn.execute("SELECT uid, id FROM tasks"))
             config = db.conn.execute("SELECT key, value FROM config").fetchall()
             return exported, ids, config
@@ -61,7 +62,7 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
     try:
         with write_transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO config(key, value) VALUES (?, ?)", config)
-        imported = events.import_events(conn, include_own=True, keep_ids=ids)
+        imported = import_events(conn, include_own=True, keep_ids=ids)
         process_pending(db)
         tasks = int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -226,7 +226,7 @@ def _export() -> int:
 
 def _import() -> int:
     from missioncache_db import TaskDB
-    from missioncache_sync._event_log import import_events
+    from missioncache_sync._event_merge import import_events
     from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=10.0) as db:
