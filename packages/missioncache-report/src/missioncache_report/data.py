@@ -1,6 +1,6 @@
 """What a report says, read from tasks.db: per task and per day, for one period.
 
-Every figure comes from ``TaskDB.time_split`` (time from turns: Claude's inside them,
+Every figure comes from ``missioncache_time.time_split`` (time from turns: Claude's inside them,
 yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
 are local calendar days: a day's figure is the time that fell within it, so the days of a
 period add up to its total. Work sessions (runs of prompts within the idle timeout) count
