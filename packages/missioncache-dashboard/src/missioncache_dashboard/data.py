@@ -2,10 +2,10 @@
 compaction records and the earlier versions beside them.
 
 Every figure comes from the same functions the command line and the report use
-(``missioncache_time.time_split``, ``missioncache_report.data``), so the dashboard and ``missioncache
-report`` never disagree. A task's files are reached through its database row only (its id
-from the URL picks the row; the row's checked ``full_path`` gives the folder): nothing in a
-request ever becomes a path.
+(``missioncache_time.time_split``, ``missioncache_report.data``), so the dashboard and
+``missioncache report`` never disagree. A task's files are reached through its database row
+only (its id from the URL picks the row; the row's checked ``full_path`` gives the folder):
+nothing in a request ever becomes a path.
 """
 
 from __future__ import annotations
