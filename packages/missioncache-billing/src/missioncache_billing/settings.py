@@ -100,7 +100,7 @@ def own_folder(*parts: str) -> str:
 
 
 def this_machine() -> str:
-    from missioncache_db.events import machine_id
+    from missioncache_sync import machine_id
 
     return machine_id()
 

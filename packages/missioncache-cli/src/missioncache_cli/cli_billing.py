@@ -98,7 +98,7 @@ def _unescape(value: object) -> object:
 def cmd_task(args: argparse.Namespace) -> int:
     from missioncache_billing import set_task
     from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, task_named
-    from missioncache_db.db import TaskDB
+    from missioncache_db import TaskDB
     from missioncache_report.data import shown_name
 
     if args.client is None and args.rate is None:

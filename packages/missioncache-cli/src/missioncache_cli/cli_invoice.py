@@ -73,12 +73,13 @@ def _draft(client: str, period: object) -> dict:
     from missioncache_billing import invoices
     from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT
     from missioncache_cli.cli_sync import refresh
-    from missioncache_db.db import TaskDB
+    from missioncache_db import TaskDB
+    from missioncache_time import process_pending
 
     refresh()  # with sync set up: the other machines' time and invoices too
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except sqlite3.OperationalError:
             pass
         return invoices.draft(db, client, period)  # type: ignore[arg-type]
