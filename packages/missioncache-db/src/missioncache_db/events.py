@@ -132,7 +132,12 @@ def _append(path: str, lines: list[str]) -> None:
             os.lseek(fd, size - 1, os.SEEK_SET)
             if os.read(fd, 1) != b"\n":
                 data = b"\n" + data
-        os.write(fd, data)
+        view = memoryview(data)
+        while view:  # os.write may write less than asked (a size limit, a full disk)
+            written = os.write(fd, view)
+            if written <= 0:
+                raise OSError(f"could not append to {path}: nothing was written")
+            view = view[written:]
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -140,7 +145,11 @@ def _append(path: str, lines: list[str]) -> None:
 
 # -- export ------------------------------------------------------------------------------
 def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
-    """Write this machine's new facts to its log; returns how many events were written."""
+    """Write this machine's new facts to its log; returns how many events were written.
+    Rows are marked exported only once every byte of their lines is written and synced:
+    an append that fails (OSError, raised) leaves them for the next export. Their ids are
+    given first, in a transaction of their own, so a line written before a failure and
+    written again after it has the same id (import keeps one)."""
     from missioncache_db.usage import assign_tasks
 
     with write_transaction(conn):
@@ -148,6 +157,7 @@ def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
             "UPDATE heartbeats SET uid = lower(hex(randomblob(16))) "
             "WHERE uid IS NULL AND synced = 0"
         )
+    with write_transaction(conn):
         assign_tasks(conn)  # a message is exported once it has its task
         lines, marks = _export_rows(conn)
         if lines:
@@ -287,6 +297,8 @@ class _Import:
         self.keep_ids = keep_ids or {}
         self.closed: list[int] = []
         self.count = 0
+        self.unreadable = 0  # lines skipped: not JSON, absurdly deep, or fields of a wrong type
+        self.kept: dict[str, str] = {}  # task name -> what kept another machine's delete back
         self.ids: dict[str, int] = dict(conn.execute("SELECT uid, id FROM tasks"))
         self.ids.update(conn.execute("SELECT uid, task_id FROM task_uids"))
 
@@ -313,9 +325,10 @@ def _log_files(include_own: bool) -> list[tuple[str, str]]:
     return found
 
 
-def _read_from(path: str, offset: int) -> tuple[list[dict], int]:
+def _read_from(path: str, offset: int, bad: list[int] | None = None) -> tuple[list[dict], int]:
     """The events of complete lines from ``offset`` on, and the offset after them. A log
-    shorter than the offset was replaced: it is read again from the start (idempotent)."""
+    shorter than the offset was replaced: it is read again from the start (idempotent).
+    A line that is not a readable event spoils only itself (counted in ``bad[0]``)."""
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -332,19 +345,25 @@ def _read_from(path: str, offset: int) -> tuple[list[dict], int]:
             continue
         try:
             event = loads(raw.decode("utf-8"))
-        except ValueError:
-            continue  # a torn or foreign line spoils only itself
+        except (ValueError, RecursionError, MemoryError):
+            event = None  # a torn, foreign or absurdly nested line spoils only itself
         if isinstance(event, dict) and _is_epoch(event.get("at")):
             events.append(event)
+        elif bad is not None:
+            bad[0] += 1
     return events, offset + end
 
 
 def import_events(
-    conn: sqlite3.Connection, include_own: bool = False, keep_ids: dict | None = None
+    conn: sqlite3.Connection,
+    include_own: bool = False,
+    keep_ids: dict | None = None,
+    report: list[str] | None = None,
 ) -> int:
     """Import the new events of the other machines' logs (``include_own``: this machine's
     too, for a rebuild; ``keep_ids``: task uid -> the id it had, so bindings stay true).
-    Returns how many events changed something."""
+    Returns how many events changed something; what the person should hear (lines that
+    could not be read, a delete kept back) is appended to ``report``, once per import."""
     from missioncache_state.bindings import unbind_task
 
     with write_transaction(conn):
@@ -353,23 +372,65 @@ def import_events(
         tasks: list[dict] = []
         facts: list[dict] = []
         new_offsets = []
+        bad = [0]
         for key, path in _log_files(include_own):
-            events, offset = _read_from(path, 0 if include_own else offsets.get(key, 0))
+            events, offset = _read_from(path, 0 if include_own else offsets.get(key, 0), bad)
             for event in events:
                 (tasks if event.get("type") in ("task", "deleted") else facts).append(event)
             new_offsets.append((key, offset))
-        tasks.sort(key=lambda e: (float(e["at"]), str(e.get("id"))))
+        state.unreadable = bad[0]
+        # Deletes after every task event: a task forked (or changed) here after another
+        # machine deleted it keeps the delete back in a rebuild exactly as in an import.
+        tasks.sort(
+            key=lambda e: (
+                e.get("type") == "deleted",
+                float(e["at"]),
+                e["id"] if isinstance(e.get("id"), str) else "",
+            )
+        )
         facts.sort(key=lambda e: float(e["at"]))
         for event in tasks + facts:
-            importer = IMPORTERS.get(str(event.get("type")))
-            if importer is not None and importer(state, event):
-                state.count += 1
+            _apply(state, event)
         conn.executemany(
             "INSERT OR REPLACE INTO event_files(path, offset) VALUES (?, ?)", new_offsets
         )
     for task_id in state.closed:
         unbind_task(task_id)
+    if report is not None:
+        report.extend(_told(state))
     return state.count
+
+
+def _apply(state: _Import, event: dict) -> None:
+    """One event, all or nothing (a savepoint): a field of the wrong type or shape makes
+    it skipped and counted, never an error that stops the other events."""
+    importer = IMPORTERS.get(event["type"] if isinstance(event.get("type"), str) else "")
+    if importer is None:
+        return
+    state.conn.execute("SAVEPOINT one_event")
+    try:
+        changed = importer(state, event)
+    except (ValueError, TypeError, KeyError, RecursionError, OverflowError, sqlite3.Error):
+        state.conn.execute("ROLLBACK TO one_event")
+        changed = False
+        state.unreadable += 1
+    state.conn.execute("RELEASE one_event")
+    state.count += bool(changed)
+
+
+def _told(state: _Import) -> list[str]:
+    said = []
+    if state.unreadable:
+        said.append(
+            f"sync: {state.unreadable} line(s) of the event logs could not be read and were"
+            " skipped; everything else was imported"
+        )
+    for name, kind in sorted(state.kept.items()):
+        said.append(
+            f"sync: another machine deleted the task {name}, but it has {kind} here, so it is"
+            f" kept; delete its {kind} first, then the task, if you want it gone"
+        )
+    return said
 
 
 def _local_repo(conn: sqlite3.Connection, repo: object) -> int | None:
@@ -482,10 +543,14 @@ def _import_deleted(state: _Import, event: dict) -> bool:
     if local is None:
         return False
     conn = state.conn
-    row = conn.execute("SELECT changed FROM tasks WHERE id = ?", (local,)).fetchone()
+    row = conn.execute("SELECT changed, name FROM tasks WHERE id = ?", (local,)).fetchone()
     has_children = conn.execute("SELECT 1 FROM tasks WHERE parent_id = ?", (local,)).fetchone()
-    if row is None or has_children or (row[0] is not None and row[0] > at):
-        return False  # changed here after the delete (or a parent): kept
+    forks = conn.execute("SELECT 1 FROM tasks WHERE fork_of = ?", (local,)).fetchone()
+    if row is None or (row[0] is not None and row[0] > at):
+        return False  # changed here after the delete: kept
+    if has_children or forks:  # its subtasks or forks point at it: kept, and said
+        state.kept[row[1]] = "forks" if forks else "subtasks"
+        return False
     uids = [u for u, i in state.ids.items() if i == local]
     conn.execute("DELETE FROM tasks WHERE id = ?", (local,))
     conn.executemany("UPDATE task_tombstones SET synced = 1 WHERE uid = ?", [(u,) for u in uids])
