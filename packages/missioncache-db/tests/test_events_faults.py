@@ -172,5 +172,3 @@ def test_a_malformed_line_spoils_only_itself(machines, tmp_path, bad, request):
         rebuild()
     with use("B") as b:
         assert _claude(b, "demo") == 700
-
-

@@ -63,7 +63,11 @@ def _status() -> int:
         return 0
     print(f"remote: {config['remote']} (this machine: {sync.machine_name()})")
     status = read_json_object(paths.status_path()) or {}
-    if status.get("error"):
+    if status.get("failed"):
+        print(f"last sync: failed on this machine ({status['failed']})")
+    elif status.get("refused"):
+        print(f"last sync: not merged ({status['refused']})")
+    elif status.get("error"):
         print(f"last sync: remote not reached ({status['error']})")
     elif status:
         print("last sync: ok")

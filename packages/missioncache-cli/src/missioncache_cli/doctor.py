@@ -166,6 +166,17 @@ def check_sync() -> list[Finding]:
         waiting = sync.pending_commits()
     except Exception:  # git missing or the repository damaged: say so, never crash
         waiting = 0
+    for key, what in (("failed", "failed on this machine"), ("refused", "merged nothing")):
+        if isinstance(status.get(key), str):
+            findings.append(
+                Finding(
+                    "problem",
+                    "sync",
+                    f"the last sync {what} ({status[key]}); {waiting} commit(s) of this"
+                    " machine wait to be pushed",
+                    "do what it says, then run `missioncache sync`",
+                )
+            )
     if status.get("error"):
         findings.append(
             Finding(

@@ -656,3 +656,12 @@ def iter_events(include_own: bool = True) -> Iterator[dict]:
     """Every event of every log (for tests and the doctor)."""
     for _key, path in _log_files(include_own):
         yield from _read_from(path, 0)[0]
+
+
+def new_machine_id() -> str:
+    """Replace this machine's id by a new random one (two machines were found sharing
+    it); its log goes to a new folder from now on."""
+    path = os.path.join(data_root(), MACHINE_ID_FILE)
+    new = os.urandom(8).hex()
+    os.replace(_write_temp(path, new), path)
+    return new
