@@ -80,7 +80,7 @@ def uv_cache_items() -> list[Item]:
     cache = uv_cache_dir()
     if cache is None:
         return []
-    found = []
+    found: list[Item] = []
     for package in UV_BUILDS:
         pattern = os.path.join(
             cache, "archive-v*", "*", "lib", "python*", "site-packages", f"{package}-*.dist-info"
