@@ -212,3 +212,19 @@ def test_two_machines_with_one_id_find_out_and_count_both(tmp_path, mc_plugin):
     a.cli("sync")
     assert b.time("demo").startswith("demo: 30m"), b.time("demo")
     assert a.time("demo").startswith("demo: 30m"), a.time("demo")
+
+
+def test_a_machine_whose_clock_is_ahead_is_told_and_adds_nothing_yet(pair):
+    a, b, _ = pair
+    now = time.time()
+    a.turns("demo", "sa", [(now - 900, now - 700)])
+    b.turns("demo", "sb", [(now + 7200, now + 7500)])  # B's clock runs two hours ahead
+    b.cli("sync")
+    said = a.cli("sync").stdout
+    assert "ahead of this one" in said, said
+    first = a.time("demo")
+    assert first.startswith("demo: 3m"), first  # A's own turn only, for now
+    time.sleep(1.5)
+    assert a.time("demo") == first
+    assert "clock" in a.cli("sync", "status").stdout
+    assert "clock: time is recorded" in a.cli("doctor", ok=False).stdout

@@ -99,6 +99,28 @@ def _set_aside(path: str) -> Finding:
     return Finding("problem", "spool", what, "look at it, then delete it: it is never read again")
 
 
+def check_clock(db: TaskDB | None) -> list[Finding]:
+    """A prompt or turn end recorded ahead of this machine's clock: one machine's clock
+    is off (docs/sync.md, "Faults"); what it recorded counts once that time comes."""
+    from missioncache_db.events import clock_ahead, clock_words
+
+    try:
+        ahead = clock_ahead(db.conn) if db is not None else 0.0
+    except sqlite3.Error:
+        return []
+    if not ahead:
+        return []
+    return [
+        Finding(
+            "problem",
+            "clock",
+            f"time is recorded {clock_words(ahead)} ahead of this machine's clock: the clock"
+            " of this machine or of one you sync with is off",
+            "turn on automatic date and time on every machine",
+        )
+    ]
+
+
 def check_bindings(db: TaskDB | None) -> list[Finding]:
     """Bindings that name no task (deleted), a closed one, or cannot be read are removed:
     the resolver ignores them, but the hooks' shortcut (``missioncache_db.bound``) trusts a
@@ -199,6 +221,7 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         findings += check_spool(db)
         findings += check_task_folders(db, launcher)
         findings += check_bindings(db)
+        findings += check_clock(db)
     finally:
         if db is not None:
             db.close()

@@ -50,6 +50,7 @@ EVENTS_DIR = "events"
 MACHINE_ID_FILE = "machine-id"
 SUFFIX = ".jsonl"
 MAX_LINE = 1 << 20
+CLOCK_SLACK = 300.0  # seconds ahead before a machine's clock is called off
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -299,6 +300,7 @@ class _Import:
         self.count = 0
         self.unreadable = 0  # lines skipped: not JSON, absurdly deep, or fields of a wrong type
         self.kept: dict[str, str] = {}  # task name -> what kept another machine's delete back
+        self.ahead: dict[str, float] = {}  # machine id -> how far ahead its clock runs
         self.ids: dict[str, int] = dict(conn.execute("SELECT uid, id FROM tasks"))
         self.ids.update(conn.execute("SELECT uid, task_id FROM task_uids"))
 
@@ -373,9 +375,14 @@ def import_events(
         facts: list[dict] = []
         new_offsets = []
         bad = [0]
+        now = time.time()
         for key, path in _log_files(include_own):
             events, offset = _read_from(path, 0 if include_own else offsets.get(key, 0), bad)
+            machine = key.split("/", 1)[0]
             for event in events:
+                ahead = float(event["at"]) - now
+                if ahead > CLOCK_SLACK:
+                    state.ahead[machine] = max(ahead, state.ahead.get(machine, 0.0))
                 (tasks if event.get("type") in ("task", "deleted") else facts).append(event)
             new_offsets.append((key, offset))
         state.unreadable = bad[0]
@@ -424,6 +431,12 @@ def _told(state: _Import) -> list[str]:
         said.append(
             f"sync: {state.unreadable} line(s) of the event logs could not be read and were"
             " skipped; everything else was imported"
+        )
+    for machine, ahead in sorted(state.ahead.items()):
+        said.append(
+            f"sync: the clock of the machine writing events/{machine} is {clock_words(ahead)}"
+            " ahead of this one; what it records counts once that time comes here: set its"
+            " clock right (automatic date and time)"
         )
     for name, kind in sorted(state.kept.items()):
         said.append(
@@ -665,3 +678,20 @@ def new_machine_id() -> str:
     new = os.urandom(8).hex()
     os.replace(_write_temp(path, new), path)
     return new
+
+
+def clock_words(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"about {minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+
+
+def clock_ahead(conn: sqlite3.Connection, now: float | None = None) -> float:
+    """How far the latest prompt or turn end in tasks.db lies ahead of this machine's
+    clock (0 when none does by more than ``CLOCK_SLACK``): a machine's clock is off."""
+    now = time.time() if now is None else now
+    latest = conn.execute(
+        "SELECT max(m) FROM (SELECT max(epoch) AS m FROM heartbeats "
+        "UNION ALL SELECT max(epoch) FROM turn_ends)"
+    ).fetchone()[0]
+    ahead = float(latest) - now if latest is not None else 0.0
+    return ahead if ahead > CLOCK_SLACK else 0.0
