@@ -228,3 +228,21 @@ def test_a_machine_whose_clock_is_ahead_is_told_and_adds_nothing_yet(pair):
     assert a.time("demo") == first
     assert "clock" in a.cli("sync", "status").stdout
     assert "clock: time is recorded" in a.cli("doctor", ok=False).stdout
+
+
+def test_a_link_an_earlier_sync_checked_out_is_never_written_through(pair, tmp_path):
+    a, _, _ = pair
+    outside = tmp_path / "outside.md"
+    outside.write_text("not MissionCache's\n")
+    context = a.file("demo")
+    context.unlink()
+    context.symlink_to(outside)  # what an earlier version checked out from a remote
+    sha = subprocess.run(
+        ["git", "-C", str(a.root), "hash-object", "-w", "--stdin"],
+        input=str(outside), capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    _git(a, "update-index", "--cacheinfo", f"120000,{sha},active/demo/demo-context.md")
+    said = a.cli("sync").stdout
+    assert "arrived from the remote as a link" in said, said
+    assert not context.is_symlink()
+    assert outside.read_text() == "not MissionCache's\n"

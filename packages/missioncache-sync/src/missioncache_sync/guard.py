@@ -185,3 +185,20 @@ def stage_links_as_files() -> list[str]:
         else:
             git("rm", "-q", "--cached", "--", path)
     return links
+
+
+def unlink_arrived_links() -> list[str]:
+    """Links an earlier version checked out from the remote (their index entry is a link:
+    the person's own links are staged as content): each becomes the plain file git writes
+    for a link with ``core.symlinks=false``, so no hook writes through it. Returns them."""
+    staged = git("ls-files", "-s", "-z", "--", *SHARED).stdout
+    root = data_root()
+    found = []
+    for entry in staged.split(b"\0"):
+        info, _, raw_path = entry.partition(b"\t")
+        path = raw_path.decode("utf-8", "surrogateescape")
+        if info.startswith(LINK_MODE.encode()) and os.path.islink(os.path.join(root, path)):
+            os.unlink(os.path.join(root, path))
+            git("checkout", "-q", "--", path)
+            found.append(path)
+    return found

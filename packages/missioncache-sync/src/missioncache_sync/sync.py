@@ -223,6 +223,11 @@ def _local_steps(outcome: Outcome) -> None:
     if guard.clear_stale_lock():
         outcome.told.append("sync: a git killed mid-sync had left a lock behind; it was cleared")
     _configure(data_root())
+    for path in guard.unlink_arrived_links():
+        outcome.told.append(
+            f"sync: {path} had arrived from the remote as a link; it is a plain file now and"
+            " is never followed"
+        )
     if os.path.exists(os.path.join(data_root(), ".git", "MERGE_HEAD")):
         outcome.conflicts += finish_merge("MERGE_HEAD", outcome.told, machine_name())
     outcome.exported = _export()
