@@ -24,6 +24,9 @@ them (``rebuild``) with the same figures.
 - Sessions of one task on two machines are parallel sessions: the time model counts the
   union of their turns (``turns.merge``), overlap once.
 
+A line that cannot be read, or an event with a field of the wrong type, is skipped alone
+(each event imports all or nothing, under a savepoint); a delete of a task that has forks
+or subtasks here is kept back; what the person should hear is returned in ``report``.
 Event types a newer version writes and this one does not know are skipped. ``IMPORTERS``
 maps a type to its importer; ``_export_rows`` writes each type.
 """

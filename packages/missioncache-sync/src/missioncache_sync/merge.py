@@ -25,7 +25,7 @@ def merge(ref: str, told: list[str], mine: str, gitignore: str) -> list[str]:
     has_head = git("rev-parse", "--verify", "-q", "HEAD", check=False).returncode == 0
     incoming = guard.check_incoming("HEAD" if has_head else None, ref, gitignore)
     own_log = f"events/{machine_id()}/"
-    shared_id = any(path.startswith(own_log) for path in incoming)
+    shared_id = any(_not_mine(ref, path) for path in incoming if path.startswith(own_log))
     if not has_head:
         git("reset", "-q", "--hard", ref)  # a first sync with nothing local: take theirs
         return []
@@ -43,6 +43,18 @@ def merge(ref: str, told: list[str], mine: str, gitignore: str) -> list[str]:
     if shared_id:
         _new_identity(told)
     return conflicts
+
+
+def _not_mine(ref: str, path: str) -> bool:
+    """Whether the remote's copy of this machine's own log holds a line the log here does
+    not: another machine writes it (the two share an id)."""
+    theirs = git("cat-file", "blob", f"{ref}:{path}", check=False).stdout or b""
+    try:
+        with open(os.path.join(data_root(), path), "rb") as handle:
+            mine = set(handle.read().splitlines())
+    except OSError:
+        mine = set()
+    return any(line and line not in mine for line in theirs.splitlines())
 
 
 def finish_merge(ref: str, told: list[str], mine: str) -> list[str]:

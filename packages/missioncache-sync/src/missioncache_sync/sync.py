@@ -7,8 +7,11 @@ locks, the machine id and this package's own state (``sync/``) stay on the machi
 
 One sync, under a lock (one at a time per data root):
 
+0. clear a lock a killed git left, finish a merge a killed sync left, write our ignore
+   rules, turn links that arrived earlier into plain files (``guard``, ``merge``);
 1. fold the spool into tasks.db and export this machine's new events to its log;
-2. commit whatever changed;
+2. restore task folders that vanished here without a task delete, then commit whatever
+   changed (a link as the content it points to);
 3. fetch; merge the other machines' commits: event logs never conflict (each machine
    writes only its own files), markdown merges three-way, and a real conflict keeps both
    versions in the file between ``<<<<<<<`` / ``=======`` / ``>>>>>>>`` markers, labelled
@@ -17,7 +20,9 @@ One sync, under a lock (one at a time per data root):
 5. import the other machines' events into tasks.db.
 
 Offline or refused, steps 3-4 fail: the commit waits locally and goes with the next sync;
-the human is told once (``notice``). Imports never need the network.
+the human is told once (``notice``). A remote commit that touches anything but ``active/``
+and ``events/``, or brings a link, is not merged (``guard.check_incoming``). A failure of a
+local step is recorded and told the same way. Imports never need the network.
 """
 
 from __future__ import annotations
