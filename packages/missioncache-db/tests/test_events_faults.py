@@ -172,3 +172,27 @@ def test_a_malformed_line_spoils_only_itself(machines, tmp_path, bad, request):
         rebuild()
     with use("B") as b:
         assert _claude(b, "demo") == 700
+
+
+def test_a_rebuild_that_cannot_write_the_log_changes_nothing(machines, monkeypatch):
+    """The old database's rows that are not in the log yet must reach it before the
+    database is rebuilt from the logs; when the disk is full the rebuild stops first."""
+    from missioncache_db.rebuild import RebuildError
+
+    use, _ = machines
+    with use("A") as a:
+        task = a.create_task("demo")
+        turns(a, task.id, "sa", [(0, 600)])
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(RebuildError):
+        rebuild()
+    monkeypatch.undo()
+    with use("A") as a:
+        assert _claude(a, "demo") == 600
+    rebuild()
+    with use("A") as a:
+        assert _claude(a, "demo") == 600

@@ -155,14 +155,23 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
 
 def rebuild_database(echo: Callable[[str], None] = print) -> None:
     """``doctor --rebuild``: tasks.db rebuilt from every machine's event log."""
-    from missioncache_db.rebuild import rebuild
+    from missioncache_db.rebuild import RebuildError, rebuild
 
-    done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    try:
+        done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    except RebuildError as error:
+        echo(f"{'problem':<8} database: not rebuilt: {error}")
+        return
+    except (sqlite3.Error, OSError) as error:
+        echo(f"{'problem':<8} database: not rebuilt ({error}); tasks.db is as it was")
+        return
     kept = f"; the old one is kept as {done.backup}" if done.backup else ""
     echo(
         f"{'fixed':<8} database: rebuilt from the event logs ({done.tasks} task(s),"
         f" {done.imported} event(s); {done.exported} exported from the old database first){kept}"
     )
+    for line in done.report:
+        echo(f"{'':<8} {line}")
 
 
 def check_sync() -> list[Finding]:

@@ -20,11 +20,18 @@ BACKUP_SUFFIX = ".before-rebuild"
 _SIDECARS = ("", "-wal", "-shm")
 
 
+class RebuildError(Exception):
+    """The rebuild stopped before it changed anything (the old database's rows could not
+    be written to the log: the new one would lack them)."""
+
+
 class Rebuilt:
-    """What a rebuild did: tasks and events in the new database, events exported first."""
+    """What a rebuild did: tasks and events in the new database, events exported first,
+    and what the import has to tell (lines skipped, deletes kept back)."""
 
     def __init__(self, tasks: int, imported: int, exported: int, backup: str | None):
         self.tasks, self.imported, self.exported, self.backup = tasks, imported, exported, backup
+        self.report: list[str] = []
 
 
 def _salvage(path: str) -> tuple[int, dict, list]:
@@ -37,7 +44,13 @@ def _salvage(path: str) -> tuple[int, dict, list]:
 
         with TaskDB(path, busy_timeout=10.0) as db:
             db.process_heartbeats()
-            exported = events.export_events(db.conn)
+            try:
+                exported = events.export_events(db.conn)
+            except OSError as error:
+                raise RebuildError(
+                    f"the event log could not be written ({error}), so tasks.db was left as it"
+                    " is; free some disk space, then run `missioncache doctor --rebuild` again"
+                ) from error
             ids = dict(db.conn.execute("SELECT uid, id FROM tasks"))
             config = db.conn.execute("SELECT key, value FROM config").fetchall()
             return exported, ids, config
@@ -56,7 +69,8 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
     try:
         with write_transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO config(key, value) VALUES (?, ?)", config)
-        imported = events.import_events(conn, include_own=True, keep_ids=ids)
+        report: list[str] = []
+        imported = events.import_events(conn, include_own=True, keep_ids=ids, report=report)
         from missioncache_db.sessions import process_heartbeats
 
         process_heartbeats(conn, fresh + ".spool")
@@ -74,7 +88,9 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
     for suffix in _SIDECARS[1:]:
         _remove(fresh + suffix)
     _drop_wrong_bindings()
-    return Rebuilt(tasks, imported, exported, backup)
+    done = Rebuilt(tasks, imported, exported, backup)
+    done.report = report
+    return done
 
 
 def _remove(path: str) -> None:

@@ -202,8 +202,8 @@ def sync(
         outcome = Outcome()
         try:
             _local_steps(outcome)
-        except (GitError, OSError) as error:  # every failure is recorded and told
-            outcome.failed = str(error)
+        except Exception as error:  # git, the disk, tasks.db: recorded and told, never raised
+            outcome.failed = str(error) or type(error).__name__
         else:
             try:
                 _exchange(outcome, network_timeout)
