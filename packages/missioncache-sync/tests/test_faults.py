@@ -246,3 +246,21 @@ def test_a_link_an_earlier_sync_checked_out_is_never_written_through(pair, tmp_p
     assert "arrived from the remote as a link" in said, said
     assert not context.is_symlink()
     assert outside.read_text() == "not MissionCache's\n"
+
+
+def test_a_fork_on_one_machine_and_its_parent_deleted_on_the_other_never_stop_sync(pair):
+    a, b, _ = pair
+    b.cli("delete", "demo", "--yes")
+    b.cli("create-task", "other")
+    b.turns("other", "sb", A_TURNS)
+    a.cli("fork", "demo", "fa")
+    b.cli("sync")
+    done = a.cli("sync")
+    assert "Traceback" not in done.stderr and "FOREIGN KEY" not in done.stdout
+    assert "deleted the task demo, but it has forks here" in done.stdout, done.stdout
+    assert a.time("other").startswith("other: 20m")
+    listing = a.cli("list").stdout
+    assert "demo" in listing and "fa" in listing
+    rebuilt = a.cli("doctor", "--rebuild", ok=False)
+    assert "rebuilt from the event logs" in rebuilt.stdout, rebuilt.stdout
+    assert a.time("other").startswith("other: 20m")
