@@ -203,8 +203,8 @@ def check_sync() -> list[Finding]:
                 Finding(
                     "problem",
                     "sync",
-                    f"the last sync {what} ({status[key]}); {waiting} commit(s) of this"
-                    " machine wait to be pushed",
+                    f"the last sync {what} ({status[key]}); commits of this machine waiting"
+                    f" to be pushed: {waiting}",
                     "do what it says, then run `missioncache sync`",
                 )
             )

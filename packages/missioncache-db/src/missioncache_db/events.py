@@ -432,8 +432,9 @@ def _told(state: _Import) -> list[str]:
     said = []
     if state.unreadable:
         said.append(
-            f"sync: {state.unreadable} line(s) of the event logs could not be read and were"
-            " skipped; everything else was imported"
+            f"sync: {_lines(state.unreadable)} of the event logs could not be read and"
+            f" {'was' if state.unreadable == 1 else 'were'} skipped; everything else was"
+            " imported"
         )
     for machine, ahead in sorted(state.ahead.items()):
         said.append(
@@ -681,6 +682,10 @@ def new_machine_id() -> str:
     new = os.urandom(8).hex()
     os.replace(_write_temp(path, new), path)
     return new
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"
 
 
 def clock_words(seconds: float) -> str:
