@@ -264,3 +264,16 @@ def test_a_fork_on_one_machine_and_its_parent_deleted_on_the_other_never_stop_sy
     rebuilt = a.cli("doctor", "--rebuild", ok=False)
     assert "rebuilt from the event logs" in rebuilt.stdout, rebuilt.stdout
     assert a.time("other").startswith("other: 20m")
+
+
+def test_the_folder_of_a_deleted_task_may_be_removed_everywhere(pair):
+    a, b, _ = pair
+    b.cli("sync")
+    a.cli("delete", "demo", "--yes")  # the files stay: they are the person's notes
+    shutil.rmtree(a.root / "active" / "demo")  # then the person removes them too
+    said = a.cli("sync").stdout
+    assert "without a task delete" not in said, said
+    assert not (a.root / "active" / "demo").exists()
+    b.cli("sync")
+    assert "demo" not in b.cli("list").stdout
+    assert not (b.root / "active" / "demo").exists()

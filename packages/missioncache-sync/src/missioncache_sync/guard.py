@@ -23,6 +23,10 @@ import time
 from missioncache_state.locations import data_root
 from missioncache_sync.git import GitError, git
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 STALE_LOCK_SECONDS = 10.0
 SHARED = ("active/", "events/")
 LINK_MODE = "120000"
@@ -142,10 +146,11 @@ def _blob_at(ref: str, path: str) -> bytes | None:
 
 
 # -- what leaves -------------------------------------------------------------------------
-def restore_vanished() -> list[str]:
+def restore_vanished(deleted: Callable[[], set[str]]) -> list[str]:
     """Task folders whose files vanished here (their folder gone, or the context or tasks
-    file itself): restored from the index, never committed as deletions. Returns the
-    task folders restored."""
+    file itself): restored from the index, never committed as deletions, unless the
+    folder is one of a task deleted with ``missioncache delete`` (``deleted()``: their
+    folders, asked only when something vanished). Returns the task folders restored."""
     raw = git("ls-files", "-d", "-z", "--", "active").stdout
     root = data_root()
     restore = []
@@ -155,6 +160,9 @@ def restore_vanished() -> list[str]:
         task_file = name.endswith(("-context.md", "-tasks.md")) and "/." not in path
         if task_file or not os.path.isdir(os.path.join(root, folder)):
             restore.append(path)
+    if restore:
+        gone = deleted()
+        restore = [p for p in restore if not any(p.startswith(f + "/") for f in gone)]
     if not restore:
         return []
     git("checkout", "-q", "--", *restore)

@@ -237,7 +237,7 @@ def _local_steps(outcome: Outcome) -> None:
         outcome.conflicts += finish_merge("MERGE_HEAD", outcome.told, machine_name())
     outcome.exported = _export()
     if _has_head():
-        for folder in guard.restore_vanished():
+        for folder in guard.restore_vanished(_deleted_task_folders):
             outcome.told.append(
                 f"sync: {folder} was removed on this machine without a task delete; it is"
                 " restored from the last sync and was not removed on your other machines"
@@ -277,6 +277,27 @@ def _export() -> int:
         except Exception:  # a busy database: what is in it is exported, the rest next time
             pass
         return export_events(db.conn)
+
+
+def _deleted_task_folders() -> set[str]:
+    """The folders of tasks deleted here or on another machine (a tombstone) that no
+    task has now: removing one of those is a deletion the other machines may receive."""
+    from missioncache_db.db import TaskDB
+    from missioncache_db.events import iter_events
+
+    with TaskDB(busy_timeout=10.0) as db:
+        stones = {row[0] for row in db.conn.execute("SELECT uid FROM task_tombstones")}
+        live = {row[0] for row in db.conn.execute("SELECT full_path FROM tasks")}
+    if not stones:
+        return set()
+    return {
+        event["path"]
+        for event in iter_events()
+        if event.get("type") == "task"
+        and event.get("task") in stones
+        and isinstance(event.get("path"), str)
+        and event["path"] not in live
+    }
 
 
 def _import(told: list[str] | None = None) -> int:
