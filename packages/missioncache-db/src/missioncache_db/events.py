@@ -137,12 +137,19 @@ def _append(path: str, lines: list[str]) -> None:
             if os.read(fd, 1) != b"\n":
                 data = b"\n" + data
         view = memoryview(data)
-        while view:  # os.write may write less than asked (a size limit, a full disk)
-            written = os.write(fd, view)
-            if written <= 0:
-                raise OSError(f"could not append to {path}: nothing was written")
-            view = view[written:]
-        os.fsync(fd)
+        try:
+            while view:  # os.write may write less than asked (a size limit, a full disk)
+                written = os.write(fd, view)
+                if written <= 0:
+                    raise OSError(f"could not append to {path}: nothing was written")
+                view = view[written:]
+            os.fsync(fd)
+        except OSError:
+            try:  # the part written goes: its rows stay unexported and are written again
+                os.ftruncate(fd, size)
+            except OSError:
+                pass  # a torn last line: the next append closes it, and it spoils only itself
+            raise
     finally:
         os.close(fd)
 

@@ -54,6 +54,13 @@ def _salvage(path: str) -> tuple[int, dict, list]:
             ids = dict(db.conn.execute("SELECT uid, id FROM tasks"))
             config = db.conn.execute("SELECT key, value FROM config").fetchall()
             return exported, ids, config
+    except sqlite3.OperationalError as error:
+        if "full" in str(error) or "disk i/o" in str(error).lower():
+            raise RebuildError(  # a full disk, not a damaged file: its rows would be lost
+                f"tasks.db could not be written ({error}), so it was left as it is; free some"
+                " disk space, then run `missioncache doctor --rebuild` again"
+            ) from error
+        return 0, {}, []
     except (sqlite3.Error, OSError):
         return 0, {}, []
 
