@@ -136,8 +136,9 @@ DEEP = "[" * 100_000 + "]" * 100_000
         '{"type":"heartbeat","at":1700000000,"id":' + DEEP + "}",
         None,  # a heartbeat whose task is a list
         None,  # a heartbeat whose context is nested 600 deep
+        None,  # a task event whose task is a list
     ],
-    ids=["nested-100000", "task-list", "context-600"],
+    ids=["nested-100000", "task-list", "context-600", "task-event-list"],
 )
 def test_a_malformed_line_spoils_only_itself(machines, tmp_path, bad, request):
     use, carry = machines
@@ -152,6 +153,9 @@ def test_a_malformed_line_spoils_only_itself(machines, tmp_path, bad, request):
     case = request.node.callspec.id
     if case == "task-list":
         bad = json.dumps(dict(beat, task=[uid]))
+    elif case == "task-event-list":
+        bad = json.dumps({"type": "task", "at": T0 + 4000, "id": "ab" * 16, "task": [uid],
+                          "name": "demo", "path": "active/demo", "status": "active"})  # fmt: skip
     elif case == "context-600":
         bad = json.dumps(dict(beat, id="cd" * 16, context=json.loads("[" * 600 + "]" * 600)))
     log = next((tmp_path / "B" / "mc" / "events").iterdir())  # A's

@@ -418,11 +418,17 @@ def import_events(
     return state.count
 
 
+_TEXT_FIELDS = ("id", "task", "session", "prompt", "name", "path", "parent", "fork_of", "key")
+
+
 def _apply(state: _Import, event: dict) -> None:
     """One event, all or nothing (a savepoint): a field of the wrong type or shape makes
     it skipped and counted, never an error that stops the other events."""
     importer = IMPORTERS.get(event["type"] if isinstance(event.get("type"), str) else "")
     if importer is None:
+        return
+    if any(not isinstance(event.get(key, ""), (str, type(None))) for key in _TEXT_FIELDS):
+        state.unreadable += 1  # a list or an object where a name or an id belongs
         return
     state.conn.execute("SAVEPOINT one_event")
     try:
