@@ -74,7 +74,7 @@ def _status() -> int:
     print(f"commits waiting to be pushed: {sync.pending_commits()}")
     ahead = _clock_ahead()
     if ahead:
-        from missioncache_db.events import clock_words
+        from missioncache_sync import clock_words
 
         print(
             f"clock: time is recorded {clock_words(ahead)} ahead of this machine's clock; the"
@@ -86,8 +86,8 @@ def _status() -> int:
 
 
 def _clock_ahead() -> float:
-    from missioncache_db.db import TaskDB
-    from missioncache_db.events import clock_ahead
+    from missioncache_db import TaskDB
+    from missioncache_sync import clock_ahead
 
     try:
         with TaskDB(busy_timeout=2.0) as db:

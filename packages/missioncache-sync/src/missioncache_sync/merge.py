@@ -20,7 +20,7 @@ from missioncache_sync.git import GitError, git, text
 def merge(ref: str, told: list[str], mine: str, gitignore: str) -> list[str]:
     """Merge ``ref`` into this machine's branch; returns the files merged with markers.
     What the remote may change is checked first (``guard.check_incoming``)."""
-    from missioncache_db.events import machine_id
+    from missioncache_sync._event_log import machine_id
 
     has_head = git("rev-parse", "--verify", "-q", "HEAD", check=False).returncode == 0
     incoming = guard.check_incoming("HEAD" if has_head else None, ref, gitignore)
@@ -95,7 +95,7 @@ def _new_identity(told: list[str]) -> None:
     """Another machine writes this machine's log: the two share an id (a restored home
     folder, a cloned machine). This one takes a new id; the old log is now the other
     machine's, imported like any other."""
-    from missioncache_db.events import new_machine_id
+    from missioncache_sync._event_log import new_machine_id
 
     if any("shares this machine's id" in line for line in told):
         return

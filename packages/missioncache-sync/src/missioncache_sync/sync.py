@@ -133,7 +133,7 @@ def machine_name() -> str:
 # -- setup -------------------------------------------------------------------------------
 def setup(url: str, name: str | None = None) -> Outcome:
     """Make the data root a git working tree whose ``origin`` is ``url``, then sync."""
-    from missioncache_db.events import machine_id
+    from missioncache_sync._event_log import machine_id
 
     url = url.strip()
     if not url or url.startswith("-") or "\n" in url:
@@ -268,12 +268,13 @@ def exchange_local() -> Outcome:
 
 
 def _export() -> int:
-    from missioncache_db.db import TaskDB
-    from missioncache_db.events import export_events
+    from missioncache_db import TaskDB
+    from missioncache_sync._event_log import export_events
+    from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=10.0) as db:
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except Exception:  # a busy database: what is in it is exported, the rest next time
             pass
         return export_events(db.conn)
@@ -282,8 +283,8 @@ def _export() -> int:
 def _deleted_task_folders() -> set[str]:
     """The folders of tasks deleted here or on another machine (a tombstone) that no
     task has now: removing one of those is a deletion the other machines may receive."""
-    from missioncache_db.db import TaskDB
-    from missioncache_db.events import iter_events
+    from missioncache_db import TaskDB
+    from missioncache_sync._event_log import iter_events
 
     with TaskDB(busy_timeout=10.0) as db:
         stones = {row[0] for row in db.conn.execute("SELECT uid FROM task_tombstones")}
@@ -301,13 +302,14 @@ def _deleted_task_folders() -> set[str]:
 
 
 def _import(told: list[str] | None = None) -> int:
-    from missioncache_db.db import TaskDB
-    from missioncache_db.events import import_events
+    from missioncache_db import TaskDB
+    from missioncache_sync._event_merge import import_events
+    from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=10.0) as db:
         count = import_events(db.conn, report=told)
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except Exception:
             pass
         return count
