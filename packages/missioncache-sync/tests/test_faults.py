@@ -277,3 +277,14 @@ def test_the_folder_of_a_deleted_task_may_be_removed_everywhere(pair):
     b.cli("sync")
     assert "demo" not in b.cli("list").stdout
     assert not (b.root / "active" / "demo").exists()
+
+
+def test_task_folders_removed_with_the_git_index_are_never_sent_as_deletions(pair):
+    a, b, _ = pair
+    b.cli("sync")
+    shutil.rmtree(a.root / "active")
+    (a.root / ".git" / "index").unlink()
+    said = a.cli("sync").stdout
+    assert "active/demo was removed on this machine without a task delete" in said, said
+    b.cli("sync")
+    assert b.file("demo").is_file() and a.file("demo").is_file()

@@ -151,7 +151,10 @@ def restore_vanished(deleted: Callable[[], set[str]]) -> list[str]:
     file itself): restored from the index, never committed as deletions, unless the
     folder is one of a task deleted with ``missioncache delete`` (``deleted()``: their
     folders, asked only when something vanished). Returns the task folders restored."""
-    raw = git("ls-files", "-d", "-z", "--", "active").stdout
+    # Against the last commit, not the index: a lost index must not hide a deletion.
+    raw = git(
+        "diff", "--name-only", "-z", "--no-renames", "--diff-filter=D", "HEAD", "--", "active"
+    ).stdout
     root = data_root()
     restore = []
     for path in sorted({p.decode("utf-8", "surrogateescape") for p in raw.split(b"\0") if p}):
@@ -165,7 +168,7 @@ def restore_vanished(deleted: Callable[[], set[str]]) -> list[str]:
         restore = [p for p in restore if not any(p.startswith(f + "/") for f in gone)]
     if not restore:
         return []
-    git("checkout", "-q", "--", *restore)
+    git("checkout", "-q", "HEAD", "--", *restore)
     return sorted({"/".join(p.split("/")[:2]) for p in restore})
 
 
