@@ -80,7 +80,9 @@ def _git(machine: Machine, *args: str) -> subprocess.CompletedProcess:
 def test_a_lock_left_by_a_killed_git_is_told_then_cleared(pair):
     a, b, _ = pair
     lock = a.root / ".git" / "index.lock"
-    lock.write_text("")  # a git killed mid-commit
+    lock.write_text("")  # a git killed mid-commit, a moment ago: not yet known to be stale
+    soon = time.time() + 60
+    os.utime(lock, (soon, soon))  # "a moment ago" however slowly the sync starts
     a.turns("demo", "sa", A_TURNS)
     said = a.cli("sync").stdout
     assert "sync failed on this machine" in said, said

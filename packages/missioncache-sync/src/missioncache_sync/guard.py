@@ -27,7 +27,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-STALE_LOCK_SECONDS = 10.0
+STALE_LOCK_SECONDS = 10.0  # where no process list can be read (no /proc)
+STALE_LOCK_SECONDS_SEEN = 2.0  # where /proc shows that no git works in the data root
 SHARED = ("active/", "events/")
 LINK_MODE = "120000"
 MAX_LINKED = 8 << 20  # a linked file larger than this is not sent
@@ -45,7 +46,8 @@ def clear_stale_lock(now: float | None = None) -> bool:
         age = (time.time() if now is None else now) - os.lstat(lock).st_mtime
     except OSError:
         return False
-    if age < STALE_LOCK_SECONDS or _git_running(data_root()):
+    running = _git_running(data_root())
+    if running or age < (STALE_LOCK_SECONDS if running is None else STALE_LOCK_SECONDS_SEEN):
         return False
     try:
         os.unlink(lock)
@@ -54,13 +56,14 @@ def clear_stale_lock(now: float | None = None) -> bool:
     return True
 
 
-def _git_running(root: str) -> bool:
-    """Whether a git process works in ``root`` (Linux's /proc; elsewhere the lock's age
-    alone decides, and the sync lock keeps our own gits one at a time)."""
+def _git_running(root: str) -> bool | None:
+    """Whether a git process works in ``root`` (Linux's /proc); None where that cannot be
+    known (then the lock's age alone decides; the sync lock keeps our own gits one at a
+    time)."""
     try:
         pids = [name for name in os.listdir("/proc") if name.isdigit()]
     except OSError:
-        return False
+        return None
     real = os.path.realpath(root)
     for pid in pids:
         try:
