@@ -63,14 +63,37 @@ def _status() -> int:
         return 0
     print(f"remote: {config['remote']} (this machine: {sync.machine_name()})")
     status = read_json_object(paths.status_path()) or {}
-    if status.get("error"):
+    if status.get("failed"):
+        print(f"last sync: failed on this machine ({status['failed']})")
+    elif status.get("refused"):
+        print(f"last sync: not merged ({status['refused']})")
+    elif status.get("error"):
         print(f"last sync: remote not reached ({status['error']})")
     elif status:
         print("last sync: ok")
     print(f"commits waiting to be pushed: {sync.pending_commits()}")
+    ahead = _clock_ahead()
+    if ahead:
+        from missioncache_sync import clock_words
+
+        print(
+            f"clock: time is recorded {clock_words(ahead)} ahead of this machine's clock; the"
+            " clock of this machine or of one you sync with is off: turn on automatic time"
+        )
     for path in sync.conflicted_files():
         print(f"conflict markers in {path}")
     return 0
+
+
+def _clock_ahead() -> float:
+    from missioncache_db import TaskDB
+    from missioncache_sync import clock_ahead
+
+    try:
+        with TaskDB(busy_timeout=2.0) as db:
+            return clock_ahead(db.conn)
+    except Exception:  # a busy or damaged tasks.db: the doctor says more
+        return 0.0
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:

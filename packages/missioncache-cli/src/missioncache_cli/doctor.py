@@ -100,6 +100,28 @@ def _set_aside(path: str) -> Finding:
     return Finding("problem", "spool", what, "look at it, then delete it: it is never read again")
 
 
+def check_clock(db: TaskDB | None) -> list[Finding]:
+    """A prompt or turn end recorded ahead of this machine's clock: one machine's clock
+    is off (docs/sync.md, "Faults"); what it recorded counts once that time comes."""
+    from missioncache_sync import clock_ahead, clock_words
+
+    try:
+        ahead = clock_ahead(db.conn) if db is not None else 0.0
+    except sqlite3.Error:
+        return []
+    if not ahead:
+        return []
+    return [
+        Finding(
+            "problem",
+            "clock",
+            f"time is recorded {clock_words(ahead)} ahead of this machine's clock: the clock"
+            " of this machine or of one you sync with is off",
+            "turn on automatic date and time on every machine",
+        )
+    ]
+
+
 def check_bindings(db: TaskDB | None) -> list[Finding]:
     """Bindings that name no task (deleted), a closed one, or cannot be read are removed:
     the resolver ignores them, but the hooks' shortcut (``missioncache_db._bound``) trusts a
@@ -134,14 +156,23 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
 
 def rebuild_database(echo: Callable[[str], None] = print) -> None:
     """``doctor --rebuild``: tasks.db rebuilt from every machine's event log."""
-    from missioncache_sync import rebuild
+    from missioncache_sync import RebuildError, rebuild
 
-    done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    try:
+        done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    except RebuildError as error:
+        echo(f"{'problem':<8} database: not rebuilt: {error}")
+        return
+    except (sqlite3.Error, OSError) as error:
+        echo(f"{'problem':<8} database: not rebuilt ({error}); tasks.db is as it was")
+        return
     kept = f"; the old one is kept as {done.backup}" if done.backup else ""
     echo(
         f"{'fixed':<8} database: rebuilt from the event logs ({done.tasks} task(s),"
         f" {done.imported} event(s); {done.exported} exported from the old database first){kept}"
     )
+    for line in done.report:
+        echo(f"{'':<8} {line}")
 
 
 def check_sync() -> list[Finding]:
@@ -167,6 +198,17 @@ def check_sync() -> list[Finding]:
         waiting = sync.pending_commits()
     except Exception:  # git missing or the repository damaged: say so, never crash
         waiting = 0
+    for key, what in (("failed", "failed on this machine"), ("refused", "merged nothing")):
+        if isinstance(status.get(key), str):
+            findings.append(
+                Finding(
+                    "problem",
+                    "sync",
+                    f"the last sync {what} ({status[key]}); commits of this machine waiting"
+                    f" to be pushed: {waiting}",
+                    "do what it says, then run `missioncache sync`",
+                )
+            )
     if status.get("error"):
         findings.append(
             Finding(
@@ -189,6 +231,7 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         findings += check_spool(db)
         findings += check_task_folders(db, launcher)
         findings += check_bindings(db)
+        findings += check_clock(db)
     finally:
         if db is not None:
             db.close()

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from missioncache_sync.sync import Outcome
 
 MAX_NOTICE = 4096
+MAX_TOLD = 50  # lines remembered as told, so a lasting state is told once
 
 
 def take() -> str:
@@ -68,6 +69,18 @@ def record(outcome: Outcome) -> None:
             f"sync: the remote was not reached ({outcome.offline[:200]}); your time and notes"
             " are kept here and go with the next sync"
         )
+    problem = outcome.failed or outcome.refused
+    if problem and status.get("told_problem") != problem:
+        lines.append(
+            f"sync: the last sync failed ({problem[:300]}); your time and notes are kept"
+            " here; `missioncache doctor` says more"
+        )
+    said_before = status.get("told_lines")
+    said_before = (
+        [x for x in said_before if isinstance(x, str)] if isinstance(said_before, list) else []
+    )
+    fresh = [line for line in outcome.told if line not in said_before]
+    lines += fresh
     current = conflicted_files()
     for path in current:
         if path not in told:
@@ -81,8 +94,12 @@ def record(outcome: Outcome) -> None:
         paths.status_path(),
         {
             "at": time.time(),
-            "ok": outcome.offline is None,
+            "ok": outcome.offline is None and problem is None,
             "error": outcome.offline,
+            "failed": outcome.failed,
+            "refused": outcome.refused,
+            "told_problem": problem,
+            "told_lines": (said_before + fresh)[-MAX_TOLD:],
             "told_offline": told_offline,
             "told_conflicts": current,
             "exported": outcome.exported,

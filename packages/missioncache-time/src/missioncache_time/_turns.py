@@ -17,8 +17,9 @@ that is within the idle timeout. The rules (docs/time.md states them for users):
   idle timeout before a human prompt, or for the assumed-work tail when nothing follows.
 - A turn that ended in StopFailure (which lists no background tasks) while an agent ran
   continues to the session's next prompt when that prompt is the agent's report.
-- Every epoch is clamped to ``now`` first: a clock that ran ahead never makes time that
-  has not happened yet, nor keeps a turn open.
+- A prompt stamped after ``now`` (another machine's clock ran ahead) counts nothing
+  until its time comes, so no figure grows while nobody works; every other epoch is
+  clamped to ``now``: a clock that ran ahead never makes time that has not happened yet.
 
 Nothing here depends on the order events arrived in or on when processing ran: the
 result is a function of the set of events. No imports: this runs in SessionStart.
@@ -95,7 +96,9 @@ def turn_intervals(
     first: dict = {}  # (session, prompt) -> (epoch, synthetic): a prompt counts once
     by_session: dict = {}
     for epoch, session_id, prompt_id, kind in starts:
-        item = (min(epoch, now), int(kind or 0))
+        if epoch > now:  # a clock that ran ahead: this prompt counts once its time comes
+            continue
+        item = (epoch, int(kind or 0))
         if prompt_id is None:  # heartbeats from before prompt ids were recorded
             by_session.setdefault(session_id, []).append((item[0], None, item[1]))
         elif (session_id, prompt_id) not in first or item < first[session_id, prompt_id]:
