@@ -36,6 +36,7 @@ LIBRARIES = {
     "missioncache-report": "missioncache_report",
     "missioncache-sync": "missioncache_sync",
     "missioncache-cli": "missioncache_cli",
+    "missioncache-briefing": "missioncache_briefing",
 }
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
