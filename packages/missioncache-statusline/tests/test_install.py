@@ -1,4 +1,4 @@
-"""``missioncache-db statusline install|uninstall`` on a real settings.json, through the
+"""``missioncache statusline install|uninstall`` on a real settings.json, through the
 BUILT plugin's bundled command line, with ``CLAUDE_CONFIG_DIR`` pointing at a temp dir."""
 
 from __future__ import annotations

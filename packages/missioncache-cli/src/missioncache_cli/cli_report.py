@@ -1,4 +1,4 @@
-"""``missioncache-db report``: time per task and per day as text, CSV, JSON or HTML. A thin
+"""``missioncache report``: time per task and per day as text, CSV, JSON or HTML. A thin
 front for ``missioncache_report`` (imported only when this command runs)."""
 
 from __future__ import annotations

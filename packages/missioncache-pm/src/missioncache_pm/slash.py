@@ -111,13 +111,13 @@ def _task_for_session(db: TaskDB, sid: SessionId | None) -> Task | None:
 
 def launcher() -> str:
     """The ``missioncache`` command by its full path (the plugin's ``bin/missioncache``),
-    else the ``missioncache-db`` console script of a development install."""
+    else the ``missioncache`` console script of a development install."""
     from missioncache_hookio.guide import launcher_command
 
     here = os.path.dirname(os.path.abspath(__file__))  # <plugin>/missioncache-pm/src/...
     plugin = os.path.dirname(os.path.dirname(os.path.dirname(here)))
     if not os.path.isfile(os.path.join(plugin, "bin", "missioncache")):
-        return "missioncache-db"
+        return "missioncache"
     return launcher_command(plugin)
 
 
