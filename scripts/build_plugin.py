@@ -18,6 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -25,19 +26,10 @@ PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
 # Libraries the hooks and the command line (bin/missioncache, cli/command.py) import at run
-# time, bundled as plugin/lib/<module>/.
-LIBRARIES = {
-    "missioncache-state": "missioncache_state",
-    "missioncache-db": "missioncache_db",
-    "missioncache-transcript": "missioncache_transcript",
-    "missioncache-context": "missioncache_context",
-    "missioncache-hookio": "missioncache_hookio",
-    "missioncache-statusline": "missioncache_statusline",
-    "missioncache-report": "missioncache_report",
-    "missioncache-sync": "missioncache_sync",
-    "missioncache-cli": "missioncache_cli",
-    "missioncache-briefing": "missioncache_briefing",
-}
+# time, bundled as plugin/lib/<module>/: the list the root pyproject.toml names once
+# ([tool.missioncache] libraries).
+NAMED_ONCE = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+LIBRARIES = {name: name.replace("-", "_") for name in NAMED_ONCE["missioncache"]["libraries"]}
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
 # run from the user's settings.json (through the launcher `statusline install` writes);
