@@ -25,7 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
-# Libraries the hooks and the command line (bin/missioncache, cli/command.py) import at run
+# Libraries the hooks, the command line and the slash commands (bin/missioncache,
+# slash/slash.py) import at run
 # time, bundled as plugin/lib/<module>/: the list the root pyproject.toml names once
 # ([tool.missioncache] libraries).
 NAMED_ONCE = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
@@ -33,10 +34,10 @@ LIBRARIES = {name: name.replace("-", "_") for name in NAMED_ONCE["missioncache"]
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
 # run from the user's settings.json (through the launcher `statusline install` writes);
-# cli/command.py is the command line for slash commands.
+# slash/slash.py is what the slash commands' files run.
 SCRIPTS = [
     ("missioncache-statusline", "statusline.py", "statusline/statusline.py"),
-    ("missioncache-cli", "command.py", "cli/command.py"),
+    ("missioncache-slash", "slash.py", "slash/slash.py"),
 ]
 
 # The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"

@@ -30,6 +30,8 @@ SHARED_NAMES = {
     "mc_sources": "the harness's mc_bare asks each package which sources it finds",
     "db": "a TaskDB opened in-process: the harness imports none of the product",
     "cli": "each package's own `python -S -m <its module>`",
+    "world": "tasks made in-process (the harness imports none of the product); the pm server's"
+    " tests add their MCP client to it, the slash commands' run processes only",
 }
 # Conftests under packages/ allowed helper functions beside their fixtures, and why.
 HELPERS_ALLOWED = {

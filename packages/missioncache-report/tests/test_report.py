@@ -161,7 +161,7 @@ def test_bad_arguments_are_one_line(report, work):
 
 
 def test_slash_report_entry(mc_plugin, mc_env, work):
-    cmd = [python3(), str(mc_plugin / "cli" / "command.py"), "slash", "report"]
+    cmd = [python3(), str(mc_plugin / "slash" / "slash.py"), "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])
