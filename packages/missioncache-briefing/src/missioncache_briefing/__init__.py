@@ -8,6 +8,8 @@ budget (``missioncache_hookio.budget.fit``): Claude Code moves a hook's text ove
 characters to a file the model may never read. To add a part, append a ``Part`` in
 ``context_parts`` with a priority placed among the ``PRIORITY_*`` constants below.
 Standard library and our own libraries only, imported lazily: it runs inside the hook.
+One module on purpose: SessionStart imports it on every start, and each module more costs a
+file lookup there. ``__all__`` is its API; the rest are its parts, public for their tests.
 """
 
 from __future__ import annotations
@@ -22,6 +24,16 @@ if TYPE_CHECKING:
     from missioncache_db.compactions import Compaction
     from missioncache_hookio.budget import Part
     from missioncache_state.ids import SessionId
+
+__all__ = [
+    "CONTEXT_BUDGET",
+    "SUMMARY_HEADING",
+    "briefing",
+    "candidates_hint",
+    "context_parts",
+    "fitted",
+    "unseen_change",
+]
 
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
