@@ -78,6 +78,19 @@ def test_ci_checks_every_library_under_python_3_9():
         )
 
 
+def test_every_path_ci_checks_under_python_3_9_exists():
+    """A path gone from the tree (a moved script) would leave vermin a literal glob to fail
+    on, or check nothing where something was meant to be checked."""
+    vermin = CI[CI.index('stage "vermin') : CI.index('stage "lint-imports"')]
+    for word in re.findall(r"packages/\S+", vermin):
+        braces = re.fullmatch(r"(.*)\{(.*)\}(.*)", word)
+        words = (
+            [braces[1] + part + braces[3] for part in braces[2].split(",")] if braces else [word]
+        )
+        for path in words:
+            assert list(ROOT.glob(path)), f".ci/run's vermin list names {path}, which is not there"
+
+
 def test_the_plugin_bundles_exactly_the_libraries():
     import importlib.util
 
