@@ -14,18 +14,22 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from missioncache_hookio.payload import identity, read_payload, well_typed
+    from missioncache_hookio.payload import read_payload, well_typed
 
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
     from missioncache_db.turn_end import record_turn_end
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 
-    ident = identity(payload)  # the ids: parsed once, here
+    # The entry: the ids are parsed once, here.
+    sid = session_id_or_none(payload.get("session_id"))
+    prompt_id = prompt_id_or_none(payload.get("prompt_id"))
     # Its payload lists no background tasks: turns.py reads a failure as "an agent may
     # still run" and lets a following <task-notification> prompt decide (docs/time.md).
-    record_turn_end(ident.session_id, ident.prompt_id, "failure")
-    if ident.transcript_path:  # best effort (see above); the next Stop reads them again
+    record_turn_end(sid, prompt_id, "failure")
+    transcript = payload.get("transcript_path")
+    if transcript:  # best effort (see above); the next Stop reads the same lines anyway
         from missioncache_db.usage_record import record_usage
 
-        record_usage(ident.session_id, ident.transcript_path, ident.prompt_id)
+        record_usage(sid, transcript, prompt_id)
