@@ -71,17 +71,17 @@ def main() -> None:
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
-    ident = identity(payload)  # the ids: parsed once, here
     prompt = counted_prompt(payload)
     kind = None
     if prompt is None:
-        if control_prompt(payload) is None or not ident.prompt_id:
+        if control_prompt(payload) is None or not payload.get("prompt_id"):
             return
         prompt, kind = "", "control"  # only its turn counts, if one ends (docs/time.md)
     from missioncache_state.locations import is_set_up
 
     if not is_set_up():
         return  # MissionCache not set up: no task to credit, no process worth starting
+    ident = identity(payload)  # the ids: parsed once, here
     from missioncache_hookio.spawn import spawn_detached
 
     # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.
