@@ -26,9 +26,8 @@ PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
 # Libraries the hooks, the command line and the slash commands (bin/missioncache,
-# slash/slash.py) import at run
-# time, bundled as plugin/lib/<module>/: the list the root pyproject.toml names once
-# ([tool.missioncache] libraries).
+# slash/slash.py) import at run time, bundled as plugin/lib/<module>/: the list the root
+# pyproject.toml names once ([tool.missioncache] libraries).
 NAMED_ONCE = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
 LIBRARIES = {name: name.replace("-", "_") for name in NAMED_ONCE["missioncache"]["libraries"]}
 

@@ -51,11 +51,12 @@ def test_isort_and_the_import_contracts_know_every_package():
         for layer in contract["layers"]
         for name in layer.split("|")
     }
-    assert layered == modules - {"missioncache_harness", "missioncache_transcript"}
+    assert layered == modules - {"missioncache_harness"}
     for contract in linter["contracts"]:
         if contract["type"] == "forbidden":  # "X imports none of the others" / "none imports X"
             sides = set(contract["source_modules"]) | set(contract["forbidden_modules"])
-            assert sides == modules, contract["name"]
+            # A package left out is one the contract allows; only the bottom layer may be.
+            assert sides <= modules and modules - sides <= {"missioncache_state"}, contract["name"]
 
 
 def test_mypy_and_coverage_cover_every_library_and_server():

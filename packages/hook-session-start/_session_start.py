@@ -46,14 +46,15 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     (the text: ``missioncache_briefing``)."""
     from missioncache_briefing import briefing, fitted, unseen_change
     from missioncache_hookio.output import emit_json, hook_json
+    from missioncache_time import process_pending, time_split
 
     try:
-        db.process_heartbeats()  # current totals when the lock allows
+        process_pending(db)  # current totals when the lock allows
     except Exception:
         pass
     # Total, Claude's and yours (docs/time.md); the summary it keeps spares the next
-    # start re-reading the whole history (missioncache_db.summary).
-    split = db.time_split(task.id, keep_summary=True)
+    # start re-reading the whole history (missioncache_time._summary).
+    split = time_split(db, task.id, keep_summary=True)
     parent = db.parent_of(task)
     forks = db.forks_of(task.id, open_only=True) if parent is None else []
     unseen = unseen_change(ident.session_id, parent, source) if parent is not None else None
@@ -121,7 +122,7 @@ def respond(ident: Identity, payload: dict[str, Any]) -> None:
     try:
         db = open_if_set_up(BUSY_TIMEOUT)
         if db is None:
-            from missioncache_db.health import not_a_file_reason
+            from missioncache_db import not_a_file_reason
 
             reason = not_a_file_reason()  # a directory or FIFO where tasks.db should be
             if reason:
@@ -130,7 +131,7 @@ def respond(ident: Identity, payload: dict[str, Any]) -> None:
         with db:
             track(db, ident, text_field(payload, "source"))
     except Exception as error:
-        from missioncache_db.health import is_broken, plain_reason
+        from missioncache_db import is_broken, plain_reason
 
         if not is_broken(error):
             raise

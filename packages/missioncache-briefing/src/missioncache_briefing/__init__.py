@@ -20,10 +20,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from missioncache_db import Task, TimeSplit
-    from missioncache_db.compactions import Compaction
+    from missioncache_db import Compaction, Task
     from missioncache_hookio.budget import Part
     from missioncache_state.ids import SessionId
+    from missioncache_time import TimeSplit
 
 __all__ = [
     "CONTEXT_BUDGET",
@@ -224,7 +224,7 @@ def fork_parts(task: Task, parent: Task, unseen: float | None = None) -> list[Pa
     if unseen is not None:
         return [*parts, Part("parent note", parent_updated_note(parent, unseen), PRIORITY_NOTE)]
     if not os.path.isdir(parent.directory_path):
-        from missioncache_db.tasks import folder_gone
+        from missioncache_db import folder_gone
 
         gone = folder_gone(parent)
         note = f"Note: the shared layer cannot be read: the parent {parent.key}'s {gone}."
@@ -270,7 +270,7 @@ def folder_gone_note(task: Task, launcher: str) -> str:
     say so, with the ways out, to the human and to Claude."""
     if os.path.isdir(task.directory_path):
         return ""
-    from missioncache_db.tasks import folder_gone
+    from missioncache_db import folder_gone
 
     name = task.full_path.split("/", 1)[-1]
     return (
@@ -282,7 +282,7 @@ def folder_gone_note(task: Task, launcher: str) -> str:
 def set_aside_note(launcher: str) -> str:
     """Spool records the last ingest could not read and set aside (quarantined), told to
     the human once each: otherwise time they stood for would vanish without a word."""
-    from missioncache_db.spool import quarantine_dir, take_unreported
+    from missioncache_spool import quarantine_dir, take_unreported
     from missioncache_state.locations import heartbeat_spool_dir
 
     spool_dir = heartbeat_spool_dir()
@@ -310,9 +310,8 @@ def briefing(
     once (set-aside spool records, a gone folder, a failed snapshot, a lost summary).
     ``unseen``: when a resumed fork's parent changed after the session read it
     (``unseen_change``); ``launcher``: the plugin's ``missioncache`` command by path."""
-    from missioncache_db import format_duration, format_split
-    from missioncache_db.durations import shown_parts
     from missioncache_hookio.budget import Part
+    from missioncache_time import format_duration, format_split, shown_parts
 
     parts = context_parts(task, format_split(split), session_id, source, parent, forks, unseen)
     fork_of = f"fork of {parent.key}; " if parent is not None else ""

@@ -108,7 +108,7 @@ def launcher() -> str:
 def folder_gone(task: Task) -> list[str]:
     """The way out when a task's folder was deleted or moved: nothing can be loaded or
     saved there, and a raw FileNotFoundError helps nobody."""
-    from missioncache_db.tasks import folder_ways_out
+    from missioncache_db import folder_ways_out
 
     name = task.full_path.split("/", 1)[-1]
     return [
