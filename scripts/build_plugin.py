@@ -18,36 +18,25 @@ import os
 import shutil
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
-# Libraries the hooks and the command line (bin/missioncache, cli/command.py) import at run
-# time, bundled as plugin/lib/<module>/.
-LIBRARIES = {
-    "missioncache-state": "missioncache_state",
-    "missioncache-spool": "missioncache_spool",
-    "missioncache-db": "missioncache_db",
-    "missioncache-cost": "missioncache_cost",
-    "missioncache-time": "missioncache_time",
-    "missioncache-transcript": "missioncache_transcript",
-    "missioncache-context": "missioncache_context",
-    "missioncache-hookio": "missioncache_hookio",
-    "missioncache-statusline": "missioncache_statusline",
-    "missioncache-report": "missioncache_report",
-    "missioncache-sync": "missioncache_sync",
-    "missioncache-billing": "missioncache_billing",
-    "missioncache-cli": "missioncache_cli",
-}
+# Libraries the hooks, the command line and the slash commands (bin/missioncache,
+# slash/slash.py) import at run time, bundled as plugin/lib/<module>/: the list the root
+# pyproject.toml names once ([tool.missioncache] libraries).
+NAMED_ONCE = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+LIBRARIES = {name: name.replace("-", "_") for name in NAMED_ONCE["missioncache"]["libraries"]}
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
 # run from the user's settings.json (through the launcher `statusline install` writes);
-# cli/command.py is the command line for slash commands.
+# slash/slash.py is what the slash commands' files run.
 SCRIPTS = [
     ("missioncache-statusline", "statusline.py", "statusline/statusline.py"),
-    ("missioncache-cli", "command.py", "cli/command.py"),
+    ("missioncache-slash", "slash.py", "slash/slash.py"),
 ]
 
 # The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"

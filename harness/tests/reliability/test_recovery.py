@@ -112,7 +112,7 @@ def test_an_unbound_session_spooled_while_broken_is_resolved_from_its_cwd(
 
 
 def slash(mc_plugin, scene, *args: str) -> str:
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     env = dict(scene.env.env, CLAUDE_CODE_SESSION_ID=SESSION_ID)
     done = subprocess.run(
         [sys.executable, "-I", "-S", str(script), *args],

@@ -58,7 +58,7 @@ def status(mc_plugin, mc_env, sid, cwd) -> str:
 
 
 def slash(mc_plugin, mc_env, sid, cwd, *args) -> str:
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     proc = subprocess.run(
         [python3(), str(script), *args],
         cwd=cwd,

@@ -27,7 +27,7 @@ def user_error(done):
     assert "Traceback" not in done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("missioncache-db: error: ")
+    assert lines[0].startswith("missioncache: error: ")
     return lines[0]
 
 
@@ -161,7 +161,6 @@ def test_module_entry_point_matches_console_script():
     scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
     assert scripts == {
         "missioncache": "missioncache_cli.cli:main",
-        "missioncache-db": "missioncache_cli.cli:main",
     }
     assert json.dumps(sys.version_info[:2])  # the suite itself runs on 3.11+
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SLASH = Path(__file__).resolve().parents[1] / "src" / "missioncache_pm" / "slash.py"
+SLASH = Path(__file__).resolve().parents[2] / "missioncache-slash" / "slash.py"
 
 
 def run_slash(world, *args, **env):

@@ -1,4 +1,4 @@
-"""``missioncache-db report``: the BUILT plugin's command line on a tasks.db with known
+"""``missioncache report``: the BUILT plugin's command line on a tasks.db with known
 work sessions, in every format; and ``/missioncache:report``'s entry."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def test_periods_bound_what_is_counted(report, work):
     every = report("--period", "all")
     assert _row(every, "demo-task")[1:3] == ["3h", "30m"]
     month = json.loads(report("--period", "month", "--format", "json"))
-    # month = today and the 29 days before (as `missioncache-db time` counts it): the
+    # month = today and the 29 days before (as `missioncache time` counts it): the
     # work forty days ago is out, the work three days ago is in.
     assert month["start"] == time.strftime("%Y-%m-%d", time.localtime(_local(29, 12)))
     assert [t["seconds"] for t in month["tasks"] if t["name"] == "demo-task"] == [5400]
@@ -166,7 +166,7 @@ def test_bad_arguments_are_one_line(report, work):
 
 
 def test_slash_report_entry(mc_plugin, mc_env, work):
-    cmd = [python3(), str(mc_plugin / "cli" / "command.py"), "slash", "report"]
+    cmd = [python3(), str(mc_plugin / "slash" / "slash.py"), "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])

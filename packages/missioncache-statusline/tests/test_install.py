@@ -1,4 +1,4 @@
-"""``missioncache-db statusline install|uninstall`` on a real settings.json, through the
+"""``missioncache statusline install|uninstall`` on a real settings.json, through the
 BUILT plugin's bundled command line, with ``CLAUDE_CONFIG_DIR`` pointing at a temp dir."""
 
 from __future__ import annotations
@@ -194,15 +194,14 @@ def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_rep
 def test_slash_command_entry_always_exits_0(mc_plugin, mc_env, settings):
     theirs = b'{"statusLine": {"type": "command", "command": "echo MINE"}}'
     settings.write_bytes(theirs)
-    done = mc_env.run([python3(), str(mc_plugin / "cli" / "command.py"), "slash", "statusline", ""])
+    done = mc_env.run([python3(), str(mc_plugin / "slash" / "slash.py"), "statusline", ""])
     assert done.returncode == 0
     assert "already has a status line" in done.stdout and "MISSIONCACHE ERROR" in done.stdout
     assert settings.read_bytes() == theirs
     done = mc_env.run(
         [
             python3(),
-            str(mc_plugin / "cli" / "command.py"),
-            "slash",
+            str(mc_plugin / "slash" / "slash.py"),
             "statusline",
             "install --chain",
         ]

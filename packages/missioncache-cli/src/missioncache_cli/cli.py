@@ -1,4 +1,4 @@
-"""``missioncache`` / ``missioncache-db`` / ``python -m missioncache_cli``: the task
+"""``missioncache`` / ``python -m missioncache_cli``: the task
 database from a shell.
 
 A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
@@ -33,7 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from missioncache_state.ids import SessionId
 
-PROG = "missioncache-db"
+PROG = "missioncache"
 PERIOD_LABELS = {
     "all": "all time",
     "today": "today",
@@ -192,7 +192,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def self_command() -> str:
     """How the user ran us, for the fixes we print: the plugin's ``bin/missioncache``
-    launcher by the path it was run as, else the ``missioncache-db`` console script."""
+    launcher by the path it was run as, else the ``missioncache`` console script."""
     import os
 
     if sys.argv and os.path.basename(sys.argv[0]) == "missioncache":

@@ -1,4 +1,4 @@
-"""``missioncache-db report``: time per task and per day as text, CSV, JSON, HTML or a
+"""``missioncache report``: time per task and per day as text, CSV, JSON, HTML or a
 timesheet. A thin front for ``missioncache_report`` (imported only when this command runs).
 
 Periods: the rolling ``today``/``week``/``month``/``all`` of ``time``, or calendar ones a

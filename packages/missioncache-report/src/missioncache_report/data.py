@@ -1,7 +1,7 @@
 """What a report says, read from tasks.db: per task and per day, for one period.
 
 Every figure comes from ``missioncache_time.time_split`` (time from turns: Claude's inside them,
-yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
+yours in the gaps; docs/time.md), so a report and ``missioncache time`` agree. Days
 are local calendar days: a day's figure is the time that fell within it, so the days of a
 period add up to its total. Work sessions (runs of prompts within the idle timeout) count
 on the day they started. Compaction counts come from ``missioncache_db._compactions``.
@@ -88,7 +88,7 @@ class Report:
 
 
 def period_start(period: str, now: float) -> float | None:
-    """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
+    """Epoch where ``period`` starts, exactly as ``missioncache time`` counts it (today;
     week = today and the 6 days before; month = today and the 29 days before; all: None)."""
     from missioncache_time import period_start as db_period_start
 
@@ -215,7 +215,7 @@ def _usage_per_day(db: TaskDB, task_ids: list[int], since: float | None) -> dict
 def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
     """Each day is rounded to whole seconds on its own, the period once, so the days can
     miss the total by a second or two; the difference goes to the day with the most of
-    that figure, and the days add up to what ``missioncache-db time`` says, exactly."""
+    that figure, and the days add up to what ``missioncache time`` says, exactly."""
     if not days:
         return
     for name, whole in (("claude", found.claude), ("you", found.you)):

@@ -26,7 +26,7 @@ can hold (integers beyond 64 bits, non-finite numbers, nesting deeper than
 show), and spool entries that are not regular files (a FIFO would block the reader
 forever, a directory cannot be read). Bad lines go to ``quarantine/<file>.bad``, whole
 non-regular entries to ``quarantine/<name>``; :func:`quarantined` lists them for
-``missioncache-db doctor``.
+``missioncache doctor``.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ that command first with the same stdin and shows its output above ours.
 from __future__ import annotations
 
 TEMPLATE = '''\
-# MissionCache status line launcher: written by `missioncache-db statusline install`,
-# removed by `missioncache-db statusline uninstall`. Do not edit: reinstall instead.
+# MissionCache status line launcher: written by `missioncache statusline install`,
+# removed by `missioncache statusline uninstall`. Do not edit: reinstall instead.
 import os
 import sys
 

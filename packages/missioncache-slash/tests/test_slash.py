@@ -14,7 +14,7 @@ import pytest
 from missioncache_harness.workspace import python3
 from missioncache_time import record_heartbeat
 
-SLASH = Path(__file__).resolve().parents[1] / "src" / "missioncache_pm" / "slash.py"
+SLASH = Path(__file__).resolve().parents[1] / "slash.py"
 
 
 def run_slash(world, *args, cwd=None, script=SLASH, python=(sys.executable,), **env):
@@ -235,7 +235,7 @@ def test_new_errors_are_one_line(world, demo, git_repo, words, expected):
 
 def test_the_built_plugin_runs_on_a_bare_python_with_its_bundled_libraries(world, demo, mc_plugin):
     """``python -I -S``: no site-packages, no PYTHONPATH, only the plugin's own copy."""
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     out = run_slash(world, "load", "demo", script=script, python=(python3(), "-I", "-S"))
     assert out.startswith("MISSIONCACHE: loaded task demo.")
     assert world.binding()["taskId"] == demo.id
@@ -326,7 +326,7 @@ def test_without_uvx_the_commands_say_so_once_and_give_the_fallback(world, demo)
 
 def test_apply_updates_both_files_without_the_mcp_server(world, demo, mc_plugin):
     """The built plugin on a bare ``python -I -S``: no mcp SDK, no site-packages."""
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     payload = json.dumps(
         {
             "context_file": str(demo.context_file),
