@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import calendar
+import os
 import json
 import time
+
+import pytest
 
 from missioncache_transcript.usage import iso_epoch, read_usage, subagent_transcripts
 
@@ -116,3 +119,24 @@ def test_retry_back_offs_are_read_as_waits(tmp_path):
     path.write_text(json.dumps(record) + "\n" + json.dumps(dict(record, retryInMs=-5)) + "\n")
     found = read_usage(path)
     assert found.waits == [(iso_epoch("2026-12-01T23:43:41.963Z"), 1.064)]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
+def test_a_fifo_or_device_reads_as_nothing_without_waiting(tmp_path):
+    """Regression: ``open()`` on a FIFO waits for a writer; the readers must not."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    code = (
+        "import sys; from missioncache_transcript.usage import read_usage;"
+        "from missioncache_transcript.reverse_reader import ReverseLineReader;"
+        "r = read_usage(sys.argv[1], 7); assert r.messages == [] and r.offset == 7;"
+        "assert list(ReverseLineReader(sys.argv[1])) == [];"
+        "assert read_usage('/dev/zero').messages == []"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], timeout=10, capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
