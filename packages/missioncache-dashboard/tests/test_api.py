@@ -176,3 +176,19 @@ def test_the_page_itself_names_the_task(dashboard, mc_task):
     status, page = dashboard.request("GET", "/")
     assert status == 200 and f'data-task="{mc_task.name}"' in page
     assert "<!--tasks-->" not in page
+
+
+def test_the_task_page_answers_within_a_second_for_any_file(dashboard, mc_env, mc_task):
+    """Regression: a context file with a 100 KB line of ``**a `` held the task page for
+    over 6 s (quadratic inline patterns), and 400 ``>`` answered 500."""
+    import time
+
+    context = mc_env.data_root / "active" / mc_task.name / f"{mc_task.name}-context.md"
+    task_id = dashboard.get("/api/tasks")["tasks"][0]["id"]
+    for body, shown in (("**a " * 25_000, "**a **a"), (">" * 400 + " deep", "&gt; deep")):
+        context.write_text("# Notes\n\n" + body + "\n", encoding="utf-8")
+        dashboard.get(f"/api/tasks/{task_id}")  # warm: the first read opens tasks.db
+        started = time.monotonic()
+        detail = dashboard.get(f"/api/tasks/{task_id}")
+        assert time.monotonic() - started < 1.0
+        assert shown in detail["context_html"]
