@@ -58,6 +58,11 @@ class Running:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def page_url(self) -> str:
+        """The address ``dashboard start`` prints: it gives the browser its cookie."""
+        return f"{self.url}/?token={self.token}"
+
     def request(
         self,
         method: str,

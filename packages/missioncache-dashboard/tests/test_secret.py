@@ -122,7 +122,8 @@ def test_a_huge_body_is_refused_without_being_held(dashboard, endpoint):
     with socket.create_connection(("127.0.0.1", dashboard.port), timeout=30) as sock:
         sock.sendall(
             f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{dashboard.port}\r\n"
-            f"X-MissionCache-Token: {dashboard.token}\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
+            f"X-MissionCache-Token: {dashboard.token}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n".encode()
         )
         piece = b"x" * (1 << 20)
         chunk = b"%x\r\n" % len(piece) + piece + b"\r\n"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import calendar
-import os
 import json
+import os
 import time
 
 import pytest
