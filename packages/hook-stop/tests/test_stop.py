@@ -272,3 +272,17 @@ def test_a_fifo_at_the_transcript_path_never_blocks_stop(stop, mc_task, tmp_path
         pytest.fail("Stop blocked on a FIFO at the transcript path")
     assert time.monotonic() - started < 5
     assert done.silent() and done.stderr == ""
+
+
+def test_an_implausible_token_count_is_left_out_with_a_breadcrumb(stop, mc_env, mc_task, tmp_path):
+    """Regression: a record claiming 10^30 tokens was clamped to 2^40 ($6.6 million)."""
+    tx = TranscriptBuilder().prompt("first").text("Fine.", msg_id="msg_ok")
+    path = tx.write(tmp_path / "t.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    forged = json.loads(json.dumps(records[-1]))
+    forged["message"]["id"] = "msg_forged"
+    forged["message"]["usage"]["input_tokens"] = 10**30
+    path.write_text(path.read_text() + json.dumps(forged) + "\n")
+    done = stop(path, prompt_id="p-1")
+    assert [m[0] for m in usage_lines(mc_env)] == ["msg_ok:"]
+    assert "left out the tokens of one message" in done.stderr and "msg_forged" in done.stderr
