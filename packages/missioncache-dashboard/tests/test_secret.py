@@ -72,9 +72,12 @@ def test_the_printed_address_gives_the_page_a_cookie(dashboard, mc_task):
 def test_health_names_this_install(dashboard):
     import hashlib
 
-    health = dashboard.get("/api/health")
     expected = hashlib.sha256(b"missioncache-dashboard:" + dashboard.token.encode()).hexdigest()
-    assert health["install"] == expected[:16] and dashboard.token not in json.dumps(health)
+    for path in ("/api/health", "/api/alive"):
+        found = dashboard.get(path)
+        assert found["dashboard"] == "missioncache" and found["install"] == expected[:16]
+        assert dashboard.token not in json.dumps(found)
+    assert dashboard.request("GET", "/api/alive", token=False)[0] == 403
 
 
 def _raw_post(port: int, path: str, head: str, body_sizes: int, token: str) -> int:

@@ -169,6 +169,11 @@ class Dashboard:
         found = {"dashboard": "missioncache", "install": self.install, "problems": problems}
         return _json(found)
 
+    async def alive(self, request: Request) -> Response:
+        """Who answers on this port, in microseconds (the hooks ask it at Stop): this
+        install's dashboard, named by a digest of its secret. No database, no checks."""
+        return _json({"dashboard": "missioncache", "install": self.install})
+
     async def events(self, request: Request) -> Response:
         """Server-sent events: one ``data`` line per change (``{"version", "tasks"}``)."""
 
@@ -265,6 +270,7 @@ def create_app(port: int, lifespan: Any = None, token: str | None = None) -> Any
         Route("/api/days", board.days),
         Route("/api/sessions", board.sessions),
         Route("/api/health", board.health),
+        Route("/api/alive", board.alive),
         Route("/api/events", board.events),
         Route("/api/hooks/edit-count", board.hook_edit_count, methods=["POST"]),
         Route("/api/hooks/heartbeat", board.hook_heartbeat, methods=["POST"]),

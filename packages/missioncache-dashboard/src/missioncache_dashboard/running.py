@@ -41,7 +41,7 @@ def running() -> dict | None:
 
 def answers(port: int, timeout: float = 1.0) -> bool:
     """Whether this install's MissionCache dashboard answers on 127.0.0.1:``port``: its
-    health answer names this install (another program on the port, or another person's
+    ``/api/alive`` answer names this install (another program on the port, or another person's
     dashboard, does not)."""
     from missioncache_state.dashboard_token import HEADER, install_id, read_token
 
@@ -52,7 +52,7 @@ def answers(port: int, timeout: float = 1.0) -> bool:
     from urllib.request import ProxyHandler, Request, build_opener
 
     opener = build_opener(ProxyHandler({}))  # loopback: never through a proxy
-    request = Request(f"http://127.0.0.1:{port}/api/health", headers={HEADER: token})
+    request = Request(f"http://127.0.0.1:{port}/api/alive", headers={HEADER: token})
     try:
         with opener.open(request, timeout=timeout) as response:
             found = json.loads(response.read(65536))

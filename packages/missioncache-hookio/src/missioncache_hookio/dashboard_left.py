@@ -19,7 +19,7 @@ from missioncache_state.locations import dashboard_dir
 
 # install.json keeps these while its hooks are in settings.json (missioncache_dashboard.install).
 _WIRED_KEY = "written_sha256"
-_ANSWER_TIMEOUT = 0.5  # seconds; a dashboard answers its health in milliseconds
+_ANSWER_TIMEOUT = 0.5  # seconds; a dashboard answers /api/alive in microseconds
 _MAX_SETTINGS = 4 << 20
 
 
@@ -53,7 +53,7 @@ def _in_settings(port: int) -> bool:
 
 
 def dashboard_answers(port: int) -> bool:
-    """Whether this install's dashboard answers on 127.0.0.1:``port``: its health answer
+    """Whether this install's dashboard answers on 127.0.0.1:``port``: its ``/api/alive`` answer
     names the install (``missioncache_state.dashboard_token.install_id``). A raw socket,
     so the hook imports no HTTP client."""
     import socket
@@ -64,7 +64,7 @@ def dashboard_answers(port: int) -> bool:
     if token is None:
         return False
     request = (
-        f"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{HEADER}: {token}\r\n"
+        f"GET /api/alive HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{HEADER}: {token}\r\n"
         "Connection: close\r\n\r\n"
     ).encode("ascii")
     try:
