@@ -107,10 +107,23 @@ def command(plugin: Path, *args: str) -> list[str]:
     return [sys.executable, str(plugin / "bin" / "missioncache"), "dashboard", *args]
 
 
+def _announced_by(process: subprocess.Popen, claude_dir: Path) -> bool:
+    """Whether ``running.json`` names ``process``: the answer on the port is then ours,
+    not that of a dashboard another test run on this machine started on the same port."""
+    try:
+        found = json.loads(
+            (claude_dir / "hooks" / "state" / "dashboard" / "running.json").read_text()
+        )
+    except (OSError, ValueError):
+        return False
+    return isinstance(found, dict) and found.get("pid") == process.pid
+
+
 def wait_until_up(
-    port: int, process: subprocess.Popen, data_root: Path, timeout: float = 30.0
+    port: int, process: subprocess.Popen, mc_env: McEnv, timeout: float = 30.0
 ) -> str:
     """Wait for the dashboard to serve; its secret."""
+    data_root = mc_env.data_root
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -123,7 +136,7 @@ def wait_until_up(
             f"http://127.0.0.1:{port}/api/health", headers={TOKEN_HEADER: token or ""}
         )
         with contextlib.suppress(OSError), opener.open(health, timeout=1) as answer:
-            if answer.status == 200:
+            if answer.status == 200 and _announced_by(process, mc_env.claude_dir):
                 return token or ""
         time.sleep(0.05)
     raise RuntimeError("the dashboard did not start listening")
@@ -143,7 +156,7 @@ def serving(plugin: Path, mc_env: McEnv, port: int | None = None) -> Iterator[Ru
         text=True,
     )
     try:
-        token = wait_until_up(port, process, mc_env.data_root)
+        token = wait_until_up(port, process, mc_env)
         yield Running(port, process, env, token)
     finally:
         if process.poll() is None:

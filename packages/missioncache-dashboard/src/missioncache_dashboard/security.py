@@ -93,11 +93,6 @@ class Guard:
         if why is not None:
             await _answer(send, 403, {"error": why})
             return
-        if _same(headers.get(HEADER.lower()), self.token) or _same(
-            cookie_token(headers.get("cookie")), self.token
-        ):
-            await self.app(scope, receive, send)
-            return
         if scope["method"] == "GET" and _same(query_token(scope), self.token):
             # The address `dashboard start` printed: keep the secret in a cookie, and
             # take it out of the address bar (and the history) at once.
@@ -105,6 +100,11 @@ class Guard:
             extra = [(b"location", scope["path"].encode("latin-1") or b"/")]
             extra.append((b"set-cookie", cookie.encode("latin-1")))
             await _answer(send, 303, {}, extra)
+            return
+        if _same(headers.get(HEADER.lower()), self.token) or _same(
+            cookie_token(headers.get("cookie")), self.token
+        ):
+            await self.app(scope, receive, send)
             return
         await _answer(send, 403, {"error": NO_TOKEN})
 
