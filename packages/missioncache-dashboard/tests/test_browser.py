@@ -25,7 +25,7 @@ def world(mc_plugin, mc_env, mc_repo):
 def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_repo, tmp_path):
     running, ids = world
     with browser.browser_page(mc_chromium) as (page, errors):
-        page.goto(running.url + "/")
+        page.goto(running.page_url)
         rows = page.locator("#tasks tbody tr")
         rows.first.wait_for()
         names = [row.get_attribute("data-task") for row in rows.all()]
@@ -55,6 +55,7 @@ def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_re
 def test_task_page_shows_the_context_escaped(mc_chromium, world):
     running, ids = world
     with browser.browser_page(mc_chromium) as (page, errors):
+        page.goto(running.page_url)  # the cookie, then the task's page
         page.goto(f"{running.url}/#/task/{ids['billing-export']}")
         markdown = page.locator("#task .markdown")
         markdown.locator("h1").wait_for()
@@ -76,7 +77,7 @@ def test_dom_dumped_at_load_names_every_task(mc_chromium, world, tmp_path):
     running, ids = world
     argv = [mc_chromium, *browser.FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     done = subprocess.run(
-        [*argv, "--dump-dom", running.url + "/"],
+        [*argv, "--dump-dom", running.page_url],
         capture_output=True,
         text=True,
         timeout=120,

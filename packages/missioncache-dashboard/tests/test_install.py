@@ -191,3 +191,82 @@ def test_the_first_stop_after_a_kill_takes_the_hooks_out_and_says_so(
         time.sleep(0.1)
     assert settings.read_bytes() == USER_SETTINGS  # exact bytes back
     assert _stop_hook(mc_plugin, mc_env, tmp_path) == ""  # told once
+
+
+def test_a_failed_install_describes_no_wiring(mc_roots, monkeypatch):
+    """Regression: a settings.json that could not be written (read-only) left an install
+    record describing a wiring, and every Stop then said a dashboard had stopped and its
+    hooks "are taken out now", forever."""
+    import pytest
+
+    from missioncache_dashboard import install
+    from missioncache_hookio.dashboard_left import left_wired_port, tidy_in_background
+    from missioncache_state import settings_file
+
+    _data, claude = mc_roots
+    claude.mkdir(parents=True)
+    (claude / "settings.json").write_bytes(b'{"theme": "dark"}\n')
+
+    def read_only(*_args, **_kwargs):
+        raise PermissionError(30, "Read-only file system")
+
+    monkeypatch.setattr(settings_file, "_replace", read_only)
+    with pytest.raises(install.InstallError) as refused:
+        install.install(free_port_for_test())
+    assert "Read-only file system" in str(refused.value)
+    assert (claude / "settings.json").read_bytes() == b'{"theme": "dark"}\n'
+    assert left_wired_port() is None and tidy_in_background() == ""
+
+
+def test_a_dead_dashboard_whose_pid_was_reused_is_still_found(mc_roots):
+    """Regression: running.json naming a live process (the pid reused) kept a dead
+    dashboard's hooks wired; "running" now means a dashboard of this install answers."""
+    import os
+
+    from missioncache_dashboard import install
+    from missioncache_hookio.dashboard_left import left_wired_port
+    from missioncache_state.atomic import write_json_atomic
+    from missioncache_state.locations import dashboard_dir
+
+    _data, claude = mc_roots
+    claude.mkdir(parents=True)
+    (claude / "settings.json").write_bytes(b"{}\n")
+    port = free_port_for_test()
+    install.install(port)
+    assert http_hooks(json.loads((claude / "settings.json").read_text()))
+    write_json_atomic(os.path.join(dashboard_dir(), "running.json"), {"port": port, "pid": 1})
+    assert left_wired_port() == port
+    install.unwire()
+    assert left_wired_port() is None  # nothing in the file: nothing left wired
+
+
+def test_installed_hooks_carry_the_secret_only_through_the_environment(mc_roots):
+    """The hooks send the secret as a header Claude Code fills from an environment
+    variable it may interpolate; settings.json, which holds that variable, is made
+    readable by its owner only (it is often 0644)."""
+    import os
+    import stat
+
+    from missioncache_dashboard import install
+    from missioncache_state.dashboard_token import read_token
+
+    _data, claude = mc_roots
+    claude.mkdir(parents=True)
+    settings = claude / "settings.json"
+    settings.write_bytes(b'{"theme": "dark"}\n')
+    os.chmod(settings, 0o644)
+    install.install(free_port_for_test())
+    written = json.loads(settings.read_text())
+    token = read_token()
+    for groups in written["hooks"].values():
+        hook = groups[-1]["hooks"][0]
+        assert hook["headers"] == {"X-MissionCache-Token": "$MISSIONCACHE_DASHBOARD_TOKEN"}
+        assert hook["allowedEnvVars"] == ["MISSIONCACHE_DASHBOARD_TOKEN"]
+    assert written["env"] == {"MISSIONCACHE_DASHBOARD_TOKEN": token}
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    install.uninstall()
+    assert settings.read_bytes() == b'{"theme": "dark"}\n'
+
+
+def free_port_for_test() -> int:
+    return dash.free_port()

@@ -99,11 +99,11 @@ def serve(port: int) -> int:
 def start(port: int) -> int:
     """Serve in the background (or find the one running) and print its URL."""
     _importable()
-    from missioncache_dashboard.running import answers, log_path, running
+    from missioncache_dashboard.running import answers, log_path, page_url, running
 
     found = running()
     if found is not None:
-        print(f"MissionCache dashboard: http://127.0.0.1:{found['port']}/ (already running)")
+        print(f"MissionCache dashboard: {page_url(found['port'])} (already running)")
         return 0
     os.makedirs(os.path.dirname(log_path()), exist_ok=True)
     library = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -122,7 +122,7 @@ def start(port: int) -> int:
     deadline = time.monotonic() + START_WAIT_SECONDS
     while time.monotonic() < deadline:
         if answers(port, 0.5):
-            print(f"MissionCache dashboard: http://127.0.0.1:{port}/")
+            print(f"MissionCache dashboard: {page_url(port)}")
             print("(it runs in the background; `missioncache dashboard stop` stops it;")
             print(f" its log: {log_path()})")
             return 0

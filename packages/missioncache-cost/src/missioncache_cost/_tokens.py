@@ -39,7 +39,7 @@ _SESSION_BEATS = (
     "SELECT prompt_id, epoch, task_id FROM heartbeats WHERE session_id = ?"
     " AND task_id IS NOT NULL AND epoch IS NOT NULL ORDER BY epoch"
 )
-MAX_TOKENS = 1 << 40
+MAX_TOKENS = 100_000_000  # per field and message, as the reader's bound (docs/cost.md)
 TOKEN_FIELDS = ("input", "output", "cache_5m", "cache_1h", "cache_read")
 
 
@@ -235,9 +235,16 @@ class Tokens:
         }
 
 
+# A message is priced once, whatever number of transcripts hold it: ``claude --resume ID
+# --fork-session`` copies the parent's messages into the new session's transcript, same
+# message id and request. Only the first row of a key counts (anywhere in tasks.db); a key
+# without its request part (``id:``) is never merged across rows, as ccusage merges only
+# records that carry one.
 _SELECT = (
     "SELECT model, speed, input_tokens, output_tokens, cache_5m_tokens, cache_1h_tokens,"
-    " cache_read_tokens, epoch, prompt_id FROM usage WHERE task_id = ?"
+    " cache_read_tokens, epoch, prompt_id FROM usage u WHERE task_id = ?"
+    " AND (message_key LIKE '%:' OR NOT EXISTS (SELECT 1 FROM usage o"
+    " WHERE o.message_key = u.message_key AND o.id < u.id))"
 )
 
 

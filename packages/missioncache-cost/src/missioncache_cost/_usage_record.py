@@ -59,10 +59,30 @@ def _read_file(
         offset = max(0, entry[0])
         prompt = entry[1] if isinstance(entry[1], str) else None
     found = read_usage(path, offset, prompt)
+    if found.dropped:
+        _tell_dropped(path, found.dropped)
     if agent is None:
         waits.extend([epoch, seconds] for epoch, seconds in found.waits)
     rows = [_as_row(m, agent, fallback_prompt) for m in found.messages]
     return rows, [found.offset, found.prompt_id]
+
+
+def _tell_dropped(path: str, keys: list) -> None:
+    """One breadcrumb line (stderr: the transcript keeps it, nobody is shown it) for
+    messages whose usage was dropped as implausible."""
+    import sys
+
+    from missioncache_transcript.usage import MAX_TOKENS
+
+    count = len(keys)
+    which = "one message" if count == 1 else f"{count} messages"
+    try:
+        sys.stderr.write(
+            f"missioncache: left out the tokens of {which} in {path} ({', '.join(keys[:3])}):"
+            f" a count above {MAX_TOKENS:,} in one field is no real message\n"
+        )
+    except (OSError, ValueError):
+        pass
 
 
 def _agent_name(path: str) -> str:
