@@ -26,6 +26,7 @@ from missioncache_db.checks import (
 )
 from missioncache_db.db import TaskDB
 from missioncache_state import locations
+from missioncache_state.words import plural, verb
 
 SPOOL_SUFFIXES = (spool.SPOOL_SUFFIX, spool.CLAIMED_SUFFIX)
 
@@ -47,7 +48,7 @@ def check_spool(db: TaskDB | None) -> list[Finding]:
     if db is None:
         if waiting:
             findings.append(
-                Finding("ok", "spool", f"{waiting} file(s) of heartbeats wait to be folded in")
+                Finding("ok", "spool", f"{plural(waiting, 'file')} of heartbeats {verb(waiting, 'waits', 'wait')} to be folded in")
             )
         findings += _unattributed(spool_dir)
     elif waiting or spool.unattributed_count(spool_dir):
@@ -79,7 +80,7 @@ def _unattributed(spool_dir: str) -> list[Finding]:
         Finding(
             "ok",
             "spool",
-            f"{count} heartbeat(s) spooled while tasks.db was broken wait for their task (no"
+            f"{plural(count, 'heartbeat')} spooled while tasks.db was broken {verb(count, 'waits', 'wait')} for a task (no"
             f" task covers their directory yet; kept in {spool.unattributed_dir(spool_dir)})",
             "register the task again (create-task NAME --repo DIR, or recreate NAME) and they"
             " are counted at the next session start or doctor; delete that folder if they"
@@ -126,9 +127,9 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
             removed += 1
     if removed:
         return [
-            Finding("fixed", "bindings", f"removed {removed} binding(s) to no task or a closed one")
+            Finding("fixed", "bindings", f"removed {plural(removed, 'binding')} to no task or a closed one")
         ]
-    return [Finding("ok", "bindings", f"{len(names)} session binding(s), all point at tasks")]
+    return [Finding("ok", "bindings", f"{plural(len(names), 'session binding')}, all point at tasks")]
 
 
 def rebuild_database(echo: Callable[[str], None] = print) -> None:
@@ -138,8 +139,8 @@ def rebuild_database(echo: Callable[[str], None] = print) -> None:
     done = rebuild(DOCTOR_BUSY_TIMEOUT)
     kept = f"; the old one is kept as {done.backup}" if done.backup else ""
     echo(
-        f"{'fixed':<8} database: rebuilt from the event logs ({done.tasks} task(s),"
-        f" {done.imported} event(s); {done.exported} exported from the old database first){kept}"
+        f"{'fixed':<8} database: rebuilt from the event logs ({plural(done.tasks, 'task')},"
+        f" {plural(done.imported, 'event')}; {done.exported} exported from the old database first){kept}"
     )
 
 
@@ -172,7 +173,8 @@ def check_sync() -> list[Finding]:
                 "problem",
                 "sync",
                 f"the last sync did not reach the remote ({status['error']});"
-                f" {waiting} commit(s) of this machine wait to be pushed",
+                f" {plural(waiting, 'commit')} of this machine {verb(waiting, 'waits', 'wait')} to be"
+                " pushed",
                 "check the network or the remote, then run `missioncache sync`",
             )
         )
@@ -198,5 +200,5 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         if finding.fix:
             echo(f"{'':<8} fix: {finding.fix}")
     problems = sum(f.status == "problem" for f in findings)
-    echo("no problems found" if not problems else f"{problems} problem(s) need your attention")
+    echo("no problems found" if not problems else f"{plural(problems, 'problem')} {verb(problems, 'needs', 'need')} your attention")
     return 1 if problems else 0

@@ -385,13 +385,14 @@ def _write_own(
 
     result = write(path, transform)
     from missioncache_pm.forkinfo import restamp_after_write
+    from missioncache_state.words import plural
 
     restamp_after_write(session_id, result.path)  # when this file is the session's parent
     done = []
     if entry:
         done.append(f"added a Recent Changes entry ({stamp})")
     if steps is not None:
-        done.append(f"replaced Next Steps ({len([s for s in steps if s.strip()])} lines)")
+        done.append(f"replaced Next Steps ({plural(len([s for s in steps if s.strip()]), 'line')})")
     verb = "Updated" if result.changed else "No change to"
     report = f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
     return f"{report}\n{result.note}" if result.note else report

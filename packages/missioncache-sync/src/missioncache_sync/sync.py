@@ -27,6 +27,7 @@ import socket
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.locations import data_root
+from missioncache_state.words import plural
 from missioncache_sync import paths
 from missioncache_sync.git import GitError, git, text
 
@@ -84,7 +85,7 @@ class Outcome:
         self.conflicts: list[str] = []  # files merged with both versions kept, this sync
 
     def lines(self) -> list[str]:
-        said = [f"exported {self.exported} event(s), imported {self.imported}"]
+        said = [f"exported {plural(self.exported, 'event')}, imported {self.imported}"]
         if self.offline:
             said.append(
                 f"remote not reached ({self.offline}); this machine's events are kept here"
