@@ -7,8 +7,8 @@ Code runs hooks on Linux and macOS (the Windows side: ``tests/windows/``)."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys

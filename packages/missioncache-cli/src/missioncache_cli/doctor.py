@@ -48,7 +48,12 @@ def check_spool(db: TaskDB | None) -> list[Finding]:
     if db is None:
         if waiting:
             findings.append(
-                Finding("ok", "spool", f"{plural(waiting, 'file')} of heartbeats {verb(waiting, 'waits', 'wait')} to be folded in")
+                Finding(
+                    "ok",
+                    "spool",
+                    f"{plural(waiting, 'file')} of heartbeats"
+                    f" {verb(waiting, 'waits', 'wait')} to be folded in",
+                )
             )
         findings += _unattributed(spool_dir)
     elif waiting or spool.unattributed_count(spool_dir):
@@ -80,7 +85,8 @@ def _unattributed(spool_dir: str) -> list[Finding]:
         Finding(
             "ok",
             "spool",
-            f"{plural(count, 'heartbeat')} spooled while tasks.db was broken {verb(count, 'waits', 'wait')} for a task (no"
+            f"{plural(count, 'heartbeat')} spooled while tasks.db was broken"
+            f" {verb(count, 'waits', 'wait')} for a task (no"
             f" task covers their directory yet; kept in {spool.unattributed_dir(spool_dir)})",
             "register the task again (create-task NAME --repo DIR, or recreate NAME) and they"
             " are counted at the next session start or doctor; delete that folder if they"
@@ -127,9 +133,15 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
             removed += 1
     if removed:
         return [
-            Finding("fixed", "bindings", f"removed {plural(removed, 'binding')} to no task or a closed one")
+            Finding(
+                "fixed",
+                "bindings",
+                f"removed {plural(removed, 'binding')} to no task or a closed one",
+            )
         ]
-    return [Finding("ok", "bindings", f"{plural(len(names), 'session binding')}, all point at tasks")]
+    return [
+        Finding("ok", "bindings", f"{plural(len(names), 'session binding')}, all point at tasks")
+    ]
 
 
 def rebuild_database(echo: Callable[[str], None] = print) -> None:
@@ -140,7 +152,8 @@ def rebuild_database(echo: Callable[[str], None] = print) -> None:
     kept = f"; the old one is kept as {done.backup}" if done.backup else ""
     echo(
         f"{'fixed':<8} database: rebuilt from the event logs ({plural(done.tasks, 'task')},"
-        f" {plural(done.imported, 'event')}; {done.exported} exported from the old database first){kept}"
+        f" {plural(done.imported, 'event')}; {done.exported} exported from the old database"
+        f" first){kept}"
     )
 
 
@@ -173,8 +186,8 @@ def check_sync() -> list[Finding]:
                 "problem",
                 "sync",
                 f"the last sync did not reach the remote ({status['error']});"
-                f" {plural(waiting, 'commit')} of this machine {verb(waiting, 'waits', 'wait')} to be"
-                " pushed",
+                f" {plural(waiting, 'commit')} of this machine"
+                f" {verb(waiting, 'waits', 'wait')} to be pushed",
                 "check the network or the remote, then run `missioncache sync`",
             )
         )
@@ -200,5 +213,9 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         if finding.fix:
             echo(f"{'':<8} fix: {finding.fix}")
     problems = sum(f.status == "problem" for f in findings)
-    echo("no problems found" if not problems else f"{plural(problems, 'problem')} {verb(problems, 'needs', 'need')} your attention")
+    echo(
+        "no problems found"
+        if not problems
+        else f"{plural(problems, 'problem')} {verb(problems, 'needs', 'need')} your attention"
+    )
     return 1 if problems else 0

@@ -59,7 +59,9 @@ def check_database(launcher: str) -> tuple[TaskDB | None, list[Finding]]:
                 _move_aside_fix(path, launcher),
             )
         ]
-    return db, [Finding("ok", "database", f"{path}: {plural(count, 'task')}, readable and consistent")]
+    return db, [
+        Finding("ok", "database", f"{path}: {plural(count, 'task')}, readable and consistent")
+    ]
 
 
 def _database_problem(path: str, error: sqlite3.Error, launcher: str) -> Finding:
@@ -116,7 +118,14 @@ def check_task_folders(db: TaskDB | None, launcher: str) -> list[Finding]:
     found = [f for f in (folder_problem(task, launcher) for task in open_tasks) if f]
     if found:
         return found
-    return [Finding("ok", "task folder", f"{plural(len(open_tasks), 'open task')} {verb(len(open_tasks), 'has its', 'have their')} files")]
+    return [
+        Finding(
+            "ok",
+            "task folder",
+            f"{plural(len(open_tasks), 'open task')}"
+            f" {verb(len(open_tasks), 'has its', 'have their')} files",
+        )
+    ]
 
 
 def _missing_paths(command: str) -> list[str]:
