@@ -26,6 +26,7 @@ from missioncache_db.checks import (
 )
 from missioncache_db.db import TaskDB
 from missioncache_state import locations
+from missioncache_state.command import missioncache_command
 from missioncache_state.words import plural, verb
 
 SPOOL_SUFFIXES = (spool.SPOOL_SUFFIX, spool.CLAIMED_SUFFIX)
@@ -188,7 +189,7 @@ def check_sync() -> list[Finding]:
                 f"the last sync did not reach the remote ({status['error']});"
                 f" {plural(waiting, 'commit')} of this machine"
                 f" {verb(waiting, 'waits', 'wait')} to be pushed",
-                "check the network or the remote, then run `missioncache sync`",
+                f"check the network or the remote, then run `{missioncache_command()} sync`",
             )
         )
     if not status:

@@ -104,7 +104,11 @@ class Outcome:
 def read_config() -> dict:
     config = read_json_object(paths.config_path())
     if not config or not isinstance(config.get("remote"), str):
-        raise SyncError("sync is not set up here: run `missioncache sync setup GIT_URL`")
+        from missioncache_state.command import missioncache_command
+
+        raise SyncError(
+            f"sync is not set up here: run `{missioncache_command()} sync setup GIT_URL`"
+        )
     return config
 
 
