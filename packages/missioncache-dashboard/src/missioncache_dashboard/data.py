@@ -29,8 +29,15 @@ def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
     return {"total": found.total, "claude": found.claude, "you": found.you}
 
 
+def _cost(db: TaskDB, task: Task) -> float | None:
+    """All-time dollars of the task's messages, a parent's with its forks' (a message
+    belongs to one task, docs/forks.md); None when a model has no known price."""
+    return db.task_tokens(task.id).cost
+
+
 def task_summary(db: TaskDB, task: Task, now: float) -> dict:
-    """One row of the task list: status, progress, time per period, last worked."""
+    """One row of the task list: status, progress, time per period (a parent's the union
+    with its forks'), cost, last worked; ``fork_of`` names the task a fork branched from."""
     from missioncache_report.data import last_activity, progress, shown_name
 
     done, total = progress(task)
@@ -40,6 +47,8 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
         "shown_name": shown_name(task),
         "status": task.status,
         "parent_id": task.parent_id,
+        "fork_of": task.fork_of,
+        "cost": _cost(db, task),
         "jira_key": task.jira_key,
         "done": done,
         "total": total,
@@ -49,13 +58,14 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
 
 
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
-    """Every task, parents before their forks (subtasks), each group newest work first."""
+    """Every task, each parent before its forks and subtasks, each group newest work first."""
     now = time.time() if now is None else now
     rows = [task_summary(db, task, now) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
     for row in rows:
-        parent = row["parent_id"] if row["parent_id"] in ids else None
+        above = row["fork_of"] if row["fork_of"] is not None else row["parent_id"]
+        parent = above if above in ids else None
         by_parent.setdefault(parent, []).append(row)
     ordered: list[dict] = []
 
@@ -182,7 +192,11 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
         compactions=_compactions(task),
         history=_history(task),
         sessions=_work_sessions(db, task),
-        forks=[t.name for t in db.list_tasks() if t.parent_id == task.id],
+        forks=[
+            {"id": t.id, "name": t.name, "status": t.status}
+            for t in db.list_tasks()
+            if task.id in (t.fork_of, t.parent_id)
+        ],
     )
     return detail
 

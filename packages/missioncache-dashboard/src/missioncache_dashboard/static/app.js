@@ -33,6 +33,10 @@ async function getJSON(url) {
   return response.json();
 }
 
+function money(cost) {
+  return cost === null || cost === undefined ? "unknown price" : `$${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
 function split(time) {
   return `${duration(time.total)} (${duration(time.claude)} / ${duration(time.you)})`;
 }
@@ -57,6 +61,7 @@ function renderTasks(tasks) {
         el("td", { class: "num" }, duration(task.time.today.total)),
         el("td", { class: "num" }, duration(task.time.week.total)),
         el("td", { class: "num" }, split(task.time.all)),
+        el("td", { class: "num" }, money(task.cost)),
         el("td", { class: "num" }, task.last_worked || "never"),
       ),
     );
@@ -141,9 +146,12 @@ function renderTask(task) {
   page.replaceChildren();
   const head = el("h2", {}, task.shown_name, " ", el("span", { class: "status" }, task.status));
   const facts = el("p", { class: "muted" },
-    `[${task.done}/${task.total}] · today ${duration(task.time.today.total)} · week ${duration(task.time.week.total)} · all ${split(task.time.all)} · last worked ${task.last_worked || "never"}`);
+    `[${task.done}/${task.total}] · today ${duration(task.time.today.total)} · week ${duration(task.time.week.total)} · all ${split(task.time.all)} · ${money(task.cost)} · last worked ${task.last_worked || "never"}`);
   page.append(el("p", {}, el("a", { href: "#/" }, "← all tasks")), head, facts);
-  if (task.forks.length) page.append(el("p", {}, "Forks: ", task.forks.join(", ")));
+  if (task.forks.length) {
+    const links = task.forks.map((f) => el("li", {}, el("a", { href: `#/task/${f.id}` }, f.name), " ", el("span", { class: "status" }, f.status)));
+    page.append(el("p", {}, "Forks:"), el("ul", { class: "forks" }, ...links));
+  }
   const context = el("div", { class: "markdown" });
   if (task.context_html === null) context.append(el("p", { class: "muted" }, "The context file is missing."));
   else context.innerHTML = task.context_html; // escaped by the server (markdown.py)
