@@ -47,3 +47,15 @@ def test_a_fork_sits_under_its_parent_with_its_own_time(mc_plugin, mc_env, mc_re
     assert round(parent["cost"], 3) == round(0.153 + 0.303, 3)
     assert [f["name"] for f in detail["forks"]] == ["auth-tokens"]
     assert detail["forks"][0]["id"] == ids["auth-tokens"]
+
+
+def test_a_part_under_a_minute_is_written_as_time_writes_it(mc_plugin, mc_env, mc_task):
+    """42 s of Claude in 1m 42s: ``<1m``, as ``missioncache time`` and the report say."""
+    from missioncache_harness.worklog import record_work
+
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 600, [(20, 60), (22, 0)])
+    with dash.serving(mc_plugin, mc_env) as running:
+        (row,) = running.get("/api/tasks")["tasks"]
+        status, page = running.request("GET", "/")
+    assert row["time"]["all"]["shown"] == {"claude": "<1m", "you": "1m"}
+    assert status == 200 and "1m (&lt;1m / 1m)" in page

@@ -458,3 +458,16 @@ def test_a_parents_cost_holds_its_forks_once_in_the_report_and_in_time(
     shown = mc_cli("time", "demo-task", "--period", "week").splitlines()
     assert "$0.01, 4k tokens" in shown[0], shown
     assert shown[1].endswith(", $0.01, 3k tokens"), shown  # the fork's own
+
+
+def test_a_part_under_a_minute_reads_as_time_writes_it(report, mc_env, mc_make_task, mc_cli):
+    """42 s of Claude in a 1m 42s day: the report writes ``<1m`` where ``time`` does,
+    never ``0s`` beside a total in minutes; the JSON keeps the seconds."""
+    short = mc_make_task("short")
+    record_work(mc_env.data_root / "tasks.db", short.id, _local(0, 0) + 60, [(20, 60), (22, 0)])
+    text = report("--period", "week")
+    assert _row(text, "short")[1:4] == ["1m", "<1m", "1m"]
+    assert "short: 1m (Claude <1m, you 1m)" in mc_cli("time", "short", "--period", "week")
+    data = json.loads(report("--period", "week", "--format", "json"))
+    (row,) = [t for t in data["tasks"] if t["name"] == "short"]
+    assert (row["claude"], row["you"]) == (42, 60)

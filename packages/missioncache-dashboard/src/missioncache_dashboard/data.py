@@ -25,8 +25,16 @@ COMPACTIONS_SHOWN = 20
 
 
 def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
+    from missioncache_db.durations import part_texts
+
     found = db.time_split(task.id, period, now)
-    return {"total": found.total, "claude": found.claude, "you": found.you}
+    claude, you = part_texts(found.total, found.claude, found.you)  # as `time` writes them
+    return {
+        "total": found.total,
+        "claude": found.claude,
+        "you": found.you,
+        "shown": {"claude": claude, "you": you},
+    }
 
 
 def _cost(db: TaskDB, task: Task) -> float | None:

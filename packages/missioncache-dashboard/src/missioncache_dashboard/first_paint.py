@@ -35,8 +35,8 @@ def task_rows(tasks: list[dict]) -> str:
             f'<td class="num">[{int(task["done"])}/{int(task["total"])}]</td>',
             f'<td class="num">{_duration(times["today"]["total"])}</td>',
             f'<td class="num">{_duration(times["week"]["total"])}</td>',
-            f'<td class="num">{_duration(split["total"])} ({_duration(split["claude"])} / '
-            f"{_duration(split['you'])})</td>",
+            f'<td class="num">{_duration(split["total"])} ({escape(split["shown"]["claude"])} / '
+            f"{escape(split['shown']['you'])})</td>",
             f'<td class="num">{money(task["cost"])}</td>',
             f'<td class="num">{escape(task["last_worked"] or "never")}</td>',
         ]

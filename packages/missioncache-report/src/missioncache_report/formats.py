@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from missioncache_db.durations import format_duration, shown_parts
+from missioncache_db.durations import format_duration, part_texts
 from missioncache_db.usage import format_cost
 from missioncache_report.cells import csv_rows, text_cell
 from missioncache_report.columns import columns, short_tokens, token_count, totals
@@ -55,8 +55,7 @@ def text(report: Report) -> str:
             d.day,
             d.task,
             format_duration(d.seconds),
-            format_duration(shown_parts(d.seconds, d.claude, d.you)[0]),
-            format_duration(shown_parts(d.seconds, d.claude, d.you)[1]),
+            *part_texts(d.seconds, d.claude, d.you),
             str(d.sessions),
             short_tokens(token_count(d.tokens)),
             format_cost(d.cost_usd).replace("cost unknown", "unknown"),
@@ -150,7 +149,8 @@ def timesheet_text(report: Report, email: str | None = None) -> str:
             continue
         hours, rest = divmod(d.seconds, 3600)
         duration = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
-        description = f"Claude {format_duration(d.claude)}, you {format_duration(d.you)}"
+        claude, you = part_texts(d.seconds, d.claude, d.you)
+        description = f"Claude {claude}, you {you}"
         rows.append([email, d.task, description, d.day, d.first, duration])
     return csv_rows(TIMESHEET_HEADER, rows)
 

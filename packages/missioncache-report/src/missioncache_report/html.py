@@ -191,12 +191,12 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.counted)), "work sessions"),
     ]
-    from missioncache_db.durations import shown_parts
+    from missioncache_db.durations import part_texts
 
     claude = sum(t.claude for t in report.counted)
-    claude, you = shown_parts(report.seconds, claude, report.seconds - claude)
-    cards.insert(1, (format_duration(claude), "Claude working"))
-    cards.insert(2, (format_duration(you), "you (reading, typing)"))
+    claude_text, you_text = part_texts(report.seconds, claude, report.seconds - claude)
+    cards.insert(1, (claude_text, "Claude working"))
+    cards.insert(2, (you_text, "you (reading, typing)"))
     from missioncache_report.columns import report_cost, short_tokens, token_count
 
     tokens = sum(token_count(t.tokens) for t in report.counted)

@@ -38,7 +38,9 @@ function money(cost) {
 }
 
 function split(time) {
-  return `${duration(time.total)} (${duration(time.claude)} / ${duration(time.you)})`;
+  // the parts as `missioncache time` and the report write them (`<1m`, adding up)
+  const shown = time.shown || { claude: duration(time.claude), you: duration(time.you) };
+  return `${duration(time.total)} (${shown.claude} / ${shown.you})`;
 }
 
 function renderTasks(tasks) {
