@@ -215,6 +215,16 @@ def test_fork_done_records_the_outcome_in_the_parent_and_closes_the_fork(
     assert again.returncode == 1 and "already completed" in again.stderr
 
 
+def test_fork_done_on_a_fork_never_saved_asks_for_the_outcome(mc_plugin, mc_env, forked):
+    """Its only entry says it was created: that is no outcome to write into the parent."""
+    before = context_file(mc_env, "par").read_text()
+    done = cli(mc_plugin, mc_env, "fork-done", "fa", ok=False)
+    assert done.returncode == 1 and "no outcome to record" in done.stderr
+    assert '--outcome "TEXT"' in done.stderr
+    assert context_file(mc_env, "par").read_text() == before  # no "Fork of par created"
+    assert "active       └ fork fa" in cli(mc_plugin, mc_env, "list").stdout  # still open
+
+
 def test_a_resumed_fork_session_is_told_the_parent_changed_and_keeps_its_mark(
     mc_hook, mc_plugin, mc_env, forked
 ):
