@@ -266,7 +266,7 @@ def cmd_save(words: list[str]) -> list[str]:
             "",
         ]
         out += forkinfo.change_lines(sid, parent)
-    out += conflict_lines(task.context_file)
+    out += conflict_lines(str(task.context_file))
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
     return out
