@@ -351,17 +351,24 @@ def test_demo_command_tells_the_story(mc_plugin: Path, tmp_path: Path) -> None:
     assert "Status line: ◆ demo-task" in lines[stop + 1] and "1 edit" in lines[stop + 1]
     compact = index("== You type /compact")
     post, start = (
-        index("You see: PostCompact done", compact),
+        index('You see: PostCompact ["${CLAUDE_PLUGIN_ROOT}/hooks/run" post_compact]', compact),
         index("SessionStart:compact", compact),
     )
-    assert index("You see: PreCompact done", compact) < post < start  # as on screen
+    pre = index(
+        'You see: PreCompact ["${CLAUDE_PLUGIN_ROOT}/hooks/run" pre_compact] completed'
+        ' successfully: Keep the MissionCache task name "demo-task" and its Next Steps in the'
+        " summary.",
+        compact,
+    )
+    assert pre < post < start  # as on screen, the command as written
     assert "compacted since" in lines[index("Status line:", start)]
     nxt = index("== The next day")
-    assert "· last compaction's summary included" in lines[index("You see:", nxt)]
+    seen = index("You see:", nxt)
+    assert "Claude was given the last compaction's summary." in "\n".join(lines[seen : seen + 3])
     assert "Claude also gets the summary: ### Last compaction summary" in out
     assert "/missioncache:report: MissionCache time report (week, the last 7 days: " in out
     assert re.search(r"missioncache time: demo-task: \S+ \(Claude \S+, you \S+\)", out), out
-    for jargon in ("routing:", "hook_success", "hook(s)", "transcript:", "${CLAUDE_PLUGIN_ROOT}"):
+    for jargon in ("routing:", "hook_success", "hook(s)", "transcript:", "MISSIONCACHE_HOOK", "||"):
         assert jargon not in out, jargon
     assert "Traceback" not in out + done.stderr
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from missioncache_hookio.payload import Identity
     from missioncache_state.ids import SessionId
 
+FORK_DONE_STATE = "fork-done-told"  # the finished forks whose worktree was told, once
 BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 DIGEST_SOURCES = ("compact", "resume", "clear")
 DIGEST_LIMIT = 3000
@@ -84,7 +85,7 @@ def banner(
     lines += [
         f"- **Session:** {session_id or 'unknown'} ({source or 'startup'})",
         f"- **Files:** {task.directory_path}",
-        f"  - context: {task.context_path}",
+        f"  - context: {task.context_path} (its `## Next Steps` is the saved plan)",
         f"  - tasks: {task.tasks_path}",
         "",
         "Tip: run `/missioncache:load` to read this task's full context before starting work.",
@@ -304,6 +305,33 @@ def set_aside_note() -> str:
     )
 
 
+def finished_fork_note(db: TaskDB, task: Task, cwd: str | None) -> str:
+    """Once per fork: after ``fork-done``, a session in the fork's worktree counts for
+    its parent, which the person should hear rather than find out from the figures."""
+    if task.fork_of is not None or not cwd:
+        return ""
+    here = os.path.normcase(os.path.realpath(cwd))
+    for fork in db.forks_of(task.id):
+        where = fork.repo_path
+        if fork.is_open or not where:
+            continue
+        root = os.path.normcase(os.path.realpath(where))
+        if here != root and not here.startswith(root.rstrip(os.sep) + os.sep):
+            continue
+        from missioncache_state.statefile import load_state, save_state
+
+        told = (load_state(FORK_DONE_STATE) or {}).get("forks")
+        told = told if isinstance(told, list) else []
+        if fork.id in told:
+            return ""
+        try:
+            save_state(FORK_DONE_STATE, {"forks": [*told, fork.id][-200:]})
+        except OSError:
+            return ""  # a read-only Claude dir: better silent than said on every start
+        return f"Fork {fork.name} is finished: sessions in {where} now count for {task.name}."
+    return ""
+
+
 def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     from missioncache_db import format_duration, format_split
     from missioncache_hookio.budget import Part, fit
@@ -328,30 +356,29 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
         f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
         f" Claude {format_duration(claude)}, you {format_duration(you)})"
     )
+    notes = []  # one per line under the headline: each says one thing and what to do
     if parent is not None and unseen is not None:
-        message += f"; the shared layer of {parent.key} changed since this session read it"
+        notes.append(f"The shared layer of {parent.key} changed since this session read it.")
     elif parent is not None:
         mark_shared_seen(ident.session_id, parent)
-    set_aside = set_aside_note()
-    if set_aside:
-        message += f"; {set_aside}"
+    notes.append(finished_fork_note(db, task, ident.cwd))
+    notes.append(set_aside_note())
     gone = folder_gone_note(task)
+    notes.append(gone)
     if gone:
-        message += f"; {gone}"
         parts.append(Part("folder note", f"Note: {gone}.", PRIORITY_NOTE))
     error = pending_error()
     if error is not None:
-        message += f"; {error[0]}"
+        notes.append(error[0])
         parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
     from missioncache_state.summary_failure import take_summary_note  # PostCompact's, auto
 
-    lost_summary = take_summary_note()
-    message += f"; {lost_summary}" if lost_summary else ""
-    synced = sync_notice()  # the remote unreachable, a conflict kept: told once
-    message += f"; {synced}" if synced else ""
+    notes.append(take_summary_note())
+    notes.append(sync_notice())  # the remote unreachable, a conflict kept: told once
     context = fit(parts, CONTEXT_BUDGET)
     if SUMMARY_HEADING in context:  # the human should know what Claude was handed
-        message += " · last compaction's summary included"
+        notes.append("Claude was given the last compaction's summary.")
+    message = "\n".join([message, *(note for note in notes if note)])
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
 
 
