@@ -373,7 +373,7 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
         parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
     from missioncache_state.summary_failure import take_summary_note  # PostCompact's, auto
 
-    notes.append(take_summary_note())
+    notes.append(take_summary_note() or "")
     notes.append(sync_notice())  # the remote unreachable, a conflict kept: told once
     context = fit(parts, CONTEXT_BUDGET)
     if SUMMARY_HEADING in context:  # the human should know what Claude was handed
