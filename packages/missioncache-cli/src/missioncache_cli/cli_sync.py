@@ -63,14 +63,30 @@ def _status() -> int:
         return 0
     print(f"remote: {config['remote']} (this machine: {sync.machine_name()})")
     status = read_json_object(paths.status_path()) or {}
+    when = _when(status.get("at"))
     if status.get("error"):
-        print(f"last sync: remote not reached ({status['error']})")
+        print(f"last sync{when}: remote not reached ({status['error']})")
     elif status:
-        print("last sync: ok")
+        print(f"last sync{when}: ok")
+    else:
+        print("last sync: none yet")
     print(f"commits waiting to be pushed: {sync.pending_commits()}")
     for path in sync.conflicted_files():
         print(f"conflict markers in {path}")
     return 0
+
+
+def _when(at: object) -> str:
+    """`` (2026-12-04 20:59, 3 minutes ago)`` for a sync's epoch; "" when unknown."""
+    import time
+
+    if isinstance(at, bool) or not isinstance(at, (int, float)):
+        return ""
+    from missioncache_db.durations import format_duration
+
+    ago = max(0.0, time.time() - at)
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+    return f" {stamp} ({format_duration(ago)} ago)" if ago >= 60 else f" {stamp} (just now)"
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:

@@ -93,9 +93,9 @@ class Outcome:
             )
         elif self.pushed:
             said.append("pushed to the remote")
-        for path in self.conflicts:
+        for path in self.conflicts:  # by its full path: the data root is not the person's
             said.append(
-                f"conflict in {path}: both versions are kept in the file between <<<<<<< and"
+                f"conflict in {os.path.join(data_root(), path)}: both versions are kept in the file between <<<<<<< and"
                 " >>>>>>> markers; edit it to keep what you want"
             )
         return said
@@ -362,15 +362,15 @@ def _keep_both(path: str, stages: dict[int, str], mine: str, theirs: str) -> Non
 
 
 def conflicted_files() -> list[str]:
-    """Task markdown files (relative to the data root) that still hold sync's conflict
-    markers: the doctor lists them until the person has chosen."""
+    """Task markdown files (full paths) that still hold sync's conflict markers: the
+    doctor lists them until the person has chosen."""
     found = []
     root = data_root()
     for folder, dirs, files in os.walk(os.path.join(root, "active")):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if name.endswith(".md") and _has_markers(os.path.join(folder, name)):
-                found.append(os.path.relpath(os.path.join(folder, name), root))
+                found.append(os.path.join(folder, name))
     return sorted(found)
 
 
