@@ -95,8 +95,8 @@ class Outcome:
             said.append("pushed to the remote")
         for path in self.conflicts:  # by its full path: the data root is not the person's
             said.append(
-                f"conflict in {os.path.join(data_root(), path)}: both versions are kept in the file between <<<<<<< and"
-                " >>>>>>> markers; edit it to keep what you want"
+                f"conflict in {os.path.join(data_root(), path)}: both versions are kept in the"
+                " file between <<<<<<< and >>>>>>> markers; edit it to keep what you want"
             )
         return said
 
