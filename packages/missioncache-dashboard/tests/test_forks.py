@@ -59,3 +59,32 @@ def test_a_part_under_a_minute_is_written_as_time_writes_it(mc_plugin, mc_env, m
         status, page = running.request("GET", "/")
     assert row["time"]["all"]["shown"] == {"claude": "<1m", "you": "1m"}
     assert status == 200 and "1m (&lt;1m / 1m)" in page
+
+
+def test_the_day_chart_names_only_the_colours_it_draws(mc_plugin, mc_env, mc_repo):
+    """A fork's time is drawn in its parent's bars: no legend entry for a colour no bar
+    has."""
+    ids = dash.demo_world(mc_plugin, mc_env, mc_repo)
+    with dash.serving(mc_plugin, mc_env) as running:
+        chart = running.get("/api/days?period=week")
+    drawn = {name for day in chart["days"] for name in day["tasks"]}
+    assert set(chart["tasks"]) == drawn and "auth-tokens" not in chart["tasks"]
+    assert {"billing-export", "auth-refactor"} <= drawn and "auth-tokens" in ids
+
+
+def test_a_work_session_names_every_claude_code_session_in_it(mc_plugin, mc_env, mc_task):
+    """Five /exit and restarts within one span of work: one work session, five sessions."""
+    from missioncache_harness.worklog import record_work
+
+    start = time.time() - 3 * 3600
+    for index in range(5):
+        record_work(
+            mc_env.data_root / "tasks.db", mc_task.id, start + index * 300, [(120, 0)],
+            session_id=f"sess-{index}",
+        )  # fmt: skip
+    assert mc_env.bundled(mc_plugin, "process-heartbeats").returncode == 0  # as a hook does
+    with dash.serving(mc_plugin, mc_env) as running:
+        (row,) = running.get("/api/tasks")["tasks"]
+        sessions = running.get(f"/api/tasks/{row['id']}")["sessions"]
+    assert len(sessions) == 1
+    assert sessions[0]["claude_sessions"] == [f"sess-{i}" for i in range(5)]

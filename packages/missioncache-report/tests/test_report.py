@@ -346,6 +346,9 @@ def test_forks_are_rows_under_their_parent_and_counted_once(report, mc_env, mc_t
     assert {d["task"] for d in data["days"]} == {"demo-task"}  # the forks' days are in it
     assert sum(d["seconds"] for d in data["days"]) == 3000
     assert "demo-task: 50m" in mc_cli("time", "demo-task", "--period", "week")
+    page = report("--period", "week", "--format", "html")
+    legend = page.split('<div class="legend">', 1)[1].split("</div>", 1)[0]
+    assert "demo-task" in legend and "fa" not in legend and "fb" not in legend  # no bar of theirs
 
 
 def _usage(mc_execute, task_id, key, at, model="claude-sonnet-4-5", counts=(1000, 100, 0, 0, 0)):

@@ -111,9 +111,11 @@ def day_chart(db: TaskDB, period: str, now: float | None = None) -> dict:
     for row in report.days:
         if row.day in days and row.seconds:
             days[row.day][row.task] = row.seconds
+    drawn = {name for tasks in days.values() for name in tasks}
     return {
         "period": period,
-        "tasks": [t.name for t in report.tasks],
+        # only tasks a bar is drawn for: a fork's time is in its parent's days
+        "tasks": [t.name for t in report.tasks if t.name in drawn],
         "days": [{"day": day, "tasks": tasks} for day, tasks in days.items()],
     }
 
@@ -174,13 +176,27 @@ def _history(task: Task) -> list[dict]:
 
 
 def _work_sessions(db: TaskDB, task: Task) -> list[dict]:
+    """The task's work sessions, newest first. A work session is a span of activity, not a
+    Claude Code session: it may hold several of them (each /exit and restart), so each row
+    names every Claude Code session with a prompt in its span."""
     rows = db.conn.execute(
-        "SELECT session_id, start_time, end_time, duration_seconds, heartbeat_count "
+        "SELECT session_id, start_time, end_time, duration_seconds, heartbeat_count, "
+        "start_epoch, end_epoch "
         "FROM sessions WHERE task_id = ? ORDER BY start_epoch DESC, id DESC LIMIT ?",
         (task.id, WORK_SESSIONS_SHOWN),
     )
     keys = ("session_id", "start", "end", "seconds", "prompts")
-    return [dict(zip(keys, row)) for row in rows]
+    found = []
+    for row in rows.fetchall():
+        item = dict(zip(keys, row[:5]))
+        ids = db.conn.execute(
+            "SELECT session_id FROM heartbeats WHERE task_id = ? AND session_id IS NOT NULL"
+            " AND epoch BETWEEN ? AND ? GROUP BY session_id ORDER BY MIN(epoch)",
+            (task.id, row[5], row[6]),
+        ).fetchall()
+        item["claude_sessions"] = [i[0] for i in ids] or ([row[0]] if row[0] else [])
+        found.append(item)
+    return found
 
 
 def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | None:

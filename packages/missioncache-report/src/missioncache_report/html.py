@@ -142,9 +142,11 @@ def chart(report: Report) -> str:
                 f'<text x="{x + bar / 2:.1f}" y="{y_label}" text-anchor="middle">{text}</text>'
             )
     parts.append("</svg>")
-    legend = "".join(
+    drawn = {name for stack in stacks.values() for name, seconds in stack.items() if seconds}
+    legend = "".join(  # only colours a bar has: a fork's time is drawn in its parent's
         f'<span><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}</span>'
         for t in report.tasks
+        if t.name in drawn
     )
     return "".join(parts) + f'<div class="legend">{legend}</div>'
 
