@@ -113,11 +113,13 @@ def test_the_health_banner_shows_code_as_code(mc_chromium, mc_plugin, mc_env, mc
     dash.demo_world(mc_plugin, mc_env, mc_repo)
     shutil.rmtree(mc_env.data_root / "active" / "auth-refactor" / "auth-tokens", True)
     shutil.rmtree(mc_env.data_root / "active" / "billing-export")
-    with dash.serving(mc_plugin, mc_env) as running:
-        with browser.browser_page(mc_chromium) as (page, errors):
-            page.goto(running.url + "/")
-            banner = page.locator("#health")
-            banner.locator("code").first.wait_for(timeout=LIVE_WAIT_MS)
-            assert "`" not in banner.inner_text()
-            assert any("doctor" in c for c in banner.locator("code").all_inner_texts())
-            assert errors == []
+    with (
+        dash.serving(mc_plugin, mc_env) as running,
+        browser.browser_page(mc_chromium) as (page, errors),
+    ):
+        page.goto(running.url + "/")
+        banner = page.locator("#health")
+        banner.locator("code").first.wait_for(timeout=LIVE_WAIT_MS)
+        assert "`" not in banner.inner_text()
+        assert any("doctor" in c for c in banner.locator("code").all_inner_texts())
+        assert errors == []
