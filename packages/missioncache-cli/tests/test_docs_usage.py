@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from missioncache_cli.cli_report import FORMATS
-from missioncache_db.sessions import PERIODS
+from missioncache_time import PERIODS
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 

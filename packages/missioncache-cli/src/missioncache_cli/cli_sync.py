@@ -82,7 +82,7 @@ def _when(at: object) -> str:
 
     if isinstance(at, bool) or not isinstance(at, (int, float)):
         return ""
-    from missioncache_db.durations import format_duration
+    from missioncache_time import format_duration
 
     ago = max(0.0, time.time() - at)
     stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(at))

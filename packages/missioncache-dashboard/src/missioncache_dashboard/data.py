@@ -2,10 +2,10 @@
 compaction records and the earlier versions beside them.
 
 Every figure comes from the same functions the command line and the report use
-(``TaskDB.time_split``, ``missioncache_report.data``), so the dashboard and ``missioncache
-report`` never disagree. A task's files are reached through its database row only (its id
-from the URL picks the row; the row's checked ``full_path`` gives the folder): nothing in a
-request ever becomes a path.
+(``missioncache_time.time_split``, ``missioncache_report.data``), so the dashboard and
+``missioncache report`` never disagree. A task's files are reached through its database row
+only (its id from the URL picks the row; the row's checked ``full_path`` gives the folder):
+nothing in a request ever becomes a path.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import time
 from typing import TYPE_CHECKING, Any
+
+from missioncache_time import time_split
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
@@ -25,9 +27,9 @@ COMPACTIONS_SHOWN = 20
 
 
 def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
-    from missioncache_db.durations import part_texts
+    from missioncache_time import part_texts
 
-    found = db.time_split(task.id, period, now)
+    found = time_split(db, task.id, period, now)
     claude, you = part_texts(found.total, found.claude, found.you)  # as `time` writes them
     return {
         "total": found.total,
@@ -40,7 +42,9 @@ def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
 def _cost(db: TaskDB, task: Task) -> float | None:
     """All-time dollars of the task's messages, a parent's with its forks' (a message
     belongs to one task, docs/forks.md); None when a model has no known price."""
-    return db.task_tokens(task.id).cost
+    from missioncache_cost import task_tokens
+
+    return task_tokens(db.conn, task.id).cost
 
 
 def task_summary(db: TaskDB, task: Task, now: float) -> dict:
@@ -144,7 +148,7 @@ def _checklist(task: Task) -> list[dict]:
 
 
 def _compactions(task: Task) -> list[dict]:
-    from missioncache_db.compactions import recent_compactions
+    from missioncache_db import recent_compactions
 
     return [
         {"when": c.when, "trigger": c.trigger, "session_id": c.session_id, "summary": c.summary}
