@@ -64,24 +64,17 @@ HOOKS = [
 
 
 def hook_command(script: str) -> str:
-    """The shell command Claude Code runs for a hook.
+    """The shell command Claude Code runs for a hook: ``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <hook>``.
 
-    It sources ``hooks/launch.sh`` (plugin-src), which runs the script (its path given in
-    the command, so it holds whoever expands ``${CLAUDE_PLUGIN_ROOT}``) under ``python3 -S``
-    on Linux and macOS, and under the first real Python of python3, python, ``py -3`` on
-    Windows or wherever python3 is missing. Sourced, not run with ``sh``: no extra process
-    on the hot path, and no ``sh`` needed on PATH; ``command .`` because a bare ``.`` of a
-    missing launcher (mid-update) makes dash exit 2, which blocks, ``|| true`` or not.
-    ``-S`` skips ``site``: hooks need only
-    the standard library and the bundled libraries, and a user's site-packages ``.pth``
-    files would otherwise run (and could fail) on every prompt. Double quotes keep a
-    plugin path with spaces whole. ``|| true`` matters: when the script is missing (the
-    plugin is being replaced by an update) python exits 2, which Claude Code treats as
-    "block the prompt / compaction"; our hooks never block on purpose, so any failure
-    is turned into a harmless exit 0.
+    Claude Code shows PreCompact's and PostCompact's command as written to the person (and
+    sends that line to the model on later turns), so the command carries no shell code:
+    ``hooks/run`` (plugin-src) runs ``hooks/<hook>.py`` through ``hooks/launch.sh``, which
+    picks the Python (Windows included), and always exits 0, since exit 2 blocks the prompt
+    or the compaction. Run by its path, not with ``sh`` or ``.``: dash exits 2 on a missing
+    file it is asked to read, while a missing program is exit 127, which does not block.
+    The double quotes keep a plugin path with spaces whole.
     """
-    hook = f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"'
-    return f'MISSIONCACHE_HOOK={hook} command . "${{CLAUDE_PLUGIN_ROOT}}/hooks/launch.sh" || true'
+    return f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/run" {script.removesuffix(".py")}'
 
 
 def hooks_json() -> dict:
@@ -143,7 +136,7 @@ def build(out: Path) -> None:
     for file in sorted(HAND_WRITTEN.rglob("*")):
         if file.is_file() and "__pycache__" not in file.parts:
             _write(out / file.relative_to(HAND_WRITTEN), file.read_bytes())
-            if file.parent.name == "bin":  # commands a user runs by path: executable
+            if file.parent.name == "bin" or file.name == "run":  # run by path: executable
                 (out / file.relative_to(HAND_WRITTEN)).chmod(0o755)
 
 

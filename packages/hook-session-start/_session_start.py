@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from missioncache_hookio.payload import Identity
     from missioncache_state.ids import SessionId
 
+FORK_DONE_STATE = "fork-done-told"  # the finished forks whose worktree was told, once
 BUSY_TIMEOUT = 2.0  # seconds; the hook's own budget is 10
 BROKEN_DB_STATE = "broken-db-warned"  # <state>/broken-db-warned/<session-id>.json
 
@@ -63,10 +64,37 @@ def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
     )
     if parent is not None and unseen is None:
         mark_shared_seen(ident.session_id, parent)
-    synced = sync_notice()  # the remote unreachable, a conflict kept: told once
-    message += f"; {synced}" if synced else ""
+    told = [finished_fork_note(db, task, ident.cwd), sync_notice()]  # sync: told once
+    message = "\n".join([message, *(note for note in told if note)])
     message, context = fitted(message, parts)
     emit_json(hook_json("SessionStart", additional_context=context, system_message=message))
+
+
+def finished_fork_note(db: TaskDB, task: Task, cwd: str | None) -> str:
+    """Once per fork: after ``fork-done``, a session in the fork's worktree counts for
+    its parent, which the person should hear rather than find out from the figures."""
+    if task.fork_of is not None or not cwd:
+        return ""
+    here = os.path.normcase(os.path.realpath(cwd))
+    for fork in db.forks_of(task.id):
+        where = fork.repo_path
+        if fork.is_open or not where:
+            continue
+        root = os.path.normcase(os.path.realpath(where))
+        if here != root and not here.startswith(root.rstrip(os.sep) + os.sep):
+            continue
+        from missioncache_state.statefile import load_state, save_state
+
+        told = (load_state(FORK_DONE_STATE) or {}).get("forks")
+        told = told if isinstance(told, list) else []
+        if fork.id in told:
+            return ""
+        try:
+            save_state(FORK_DONE_STATE, {"forks": [*told, fork.id][-200:]})
+        except OSError:
+            return ""  # a read-only Claude dir: better silent than said on every start
+        return f"Fork {fork.name} is finished: sessions in {where} now count for {task.name}."
+    return ""
 
 
 def main() -> None:

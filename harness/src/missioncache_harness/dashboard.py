@@ -239,11 +239,12 @@ def demo_world(plugin: Path, env: McEnv, repo: Path) -> dict:
         if parent is None:
             task = create_task(plugin, env, name, repo if name == "billing-export" else None)
             ids[name] = task.id
-        else:
-            made = env.bundled(plugin, "create-task", name, "--parent", parent, cwd=str(env.home))
+            folder = env.data_root / "active" / name
+        else:  # a fork (docs/forks.md): its own row, files and time, counted in its parent
+            made = env.bundled(plugin, "fork", parent, name, cwd=str(env.home))
             assert made.returncode == 0, made.stderr
             ids[name] = int(made.stdout.split("(id ")[1].split(")")[0])
-        folder = env.data_root / "active" / (f"{parent}/{name}" if parent else name)
+            folder = Path(made.stdout.split(") in ", 1)[1].split("; ")[0].strip())
         items = "".join(
             f"- [{'x' if i < done else ' '}] {i + 1}. Step {i + 1}\n" for i in range(total)
         )

@@ -5,7 +5,9 @@ only while the dashboard runs."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+from pathlib import Path
 
 from missioncache_harness import dashboard as dash
 
@@ -40,47 +42,69 @@ def http_hooks(settings: dict) -> dict:
     return found
 
 
-def test_install_wires_hooks_and_uninstall_restores_exact_bytes(mc_plugin, mc_env):
+def test_install_with_no_dashboard_running_changes_nothing_and_says_how(mc_plugin, mc_env):
+    """A hook with nothing answering shows `hook failed ... ECONNREFUSED` under every
+    prompt: install leaves settings.json alone and names the command that starts it, and
+    never says both that a stopped dashboard shows no `hook failed` and that it will."""
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    out = run(mc_plugin, mc_env, "install", "--port", "8799")
-    assert "8799" in out
-    written = json.loads(settings.read_text())
-    assert http_hooks(written) == {
-        "PostToolUse": ["http://127.0.0.1:8799/api/hooks/edit-count"],
-        "UserPromptSubmit": ["http://127.0.0.1:8799/api/hooks/heartbeat"],
-        "Stop": ["http://127.0.0.1:8799/api/hooks/heartbeat"],
-    }
+    port = dash.free_port()
+    out = run(mc_plugin, mc_env, "install", "--port", str(port))
+    assert settings.read_bytes() == USER_SETTINGS
+    assert f"No dashboard answers on port {port}" in out
+    (command,) = [c for c in out.split("`") if c.endswith(f"dashboard start --port {port}")]
+    program = command.split()[0]  # runnable as written: on PATH, or the plugin's by its path
+    assert shutil.which(program, path=mc_env.env.get("PATH")) or Path(program).is_file()
+    assert "never shows `hook failed`" not in out and "wired" not in out
+
+
+def test_install_wires_hooks_and_uninstall_restores_exact_bytes(mc_plugin, mc_env, mc_task):
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    port = dash.free_port()
+    with dash.serving(mc_plugin, mc_env, port):
+        out = run(mc_plugin, mc_env, "install", "--port", str(port))
+        assert f"port {port}" in out and "hooks" in out
+        written = json.loads(settings.read_text())
+        assert http_hooks(written) == {
+            "PostToolUse": [f"http://127.0.0.1:{port}/api/hooks/edit-count"],
+            "UserPromptSubmit": [f"http://127.0.0.1:{port}/api/hooks/heartbeat"],
+            "Stop": [f"http://127.0.0.1:{port}/api/hooks/heartbeat"],
+        }
+        run(mc_plugin, mc_env, "install", "--port", str(port))  # twice: still one set
+        assert len(http_hooks(json.loads(settings.read_text()))["PostToolUse"]) == 1
     edit_group = written["hooks"]["PostToolUse"][-1]
     assert edit_group["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
     # The user's keys and their own hook are all still there.
     assert written["model"] == "opus" and written["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert written["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
-    run(mc_plugin, mc_env, "install", "--port", "8799")  # twice: still one set
-    assert len(http_hooks(json.loads(settings.read_text()))["PostToolUse"]) == 1
     run(mc_plugin, mc_env, "uninstall")
     assert settings.read_bytes() == USER_SETTINGS
     assert not list(mc_env.claude_dir.glob("settings.json.*"))  # no backup left behind
 
 
-def test_install_without_settings_file_and_uninstall_removes_it(mc_plugin, mc_env):
+def test_install_without_settings_file_and_uninstall_removes_it(mc_plugin, mc_env, mc_task):
     settings = mc_env.claude_dir / "settings.json"
-    run(mc_plugin, mc_env, "install")
-    assert "http://127.0.0.1:8787/api/hooks/edit-count" in settings.read_text()
+    port = dash.free_port()
+    with dash.serving(mc_plugin, mc_env, port):
+        run(mc_plugin, mc_env, "install", "--port", str(port))
+        assert f"http://127.0.0.1:{port}/api/hooks/edit-count" in settings.read_text()
     run(mc_plugin, mc_env, "uninstall")
     assert not settings.exists()
     assert "nothing to do" in run(mc_plugin, mc_env, "uninstall")
 
 
-def test_edits_made_meanwhile_are_kept(mc_plugin, mc_env):
+def test_edits_made_meanwhile_are_kept(mc_plugin, mc_env, mc_task):
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    run(mc_plugin, mc_env, "install", "--port", "8799")
-    edited = json.loads(settings.read_text())
-    edited["theme"] = "dark"
-    edited["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
-    settings.write_text(json.dumps(edited, indent=2))
-    run(mc_plugin, mc_env, "uninstall")
+    port = dash.free_port()
+    with dash.serving(mc_plugin, mc_env, port):
+        run(mc_plugin, mc_env, "install", "--port", str(port))
+        edited = json.loads(settings.read_text())
+        edited["theme"] = "dark"
+        edited["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
+        settings.write_text(json.dumps(edited, indent=2))
+        run(mc_plugin, mc_env, "uninstall")
     left = json.loads(settings.read_text())
     assert http_hooks(left) == {}
     assert left["theme"] == "dark" and left["model"] == "opus"

@@ -351,6 +351,9 @@ def test_forks_are_rows_under_their_parent_and_counted_once(report, mc_env, mc_t
     assert {d["task"] for d in data["days"]} == {"demo-task"}  # the forks' days are in it
     assert sum(d["seconds"] for d in data["days"]) == 3000
     assert "demo-task: 50m" in mc_cli("time", "demo-task", "--period", "week")
+    page = report("--period", "week", "--format", "html")
+    legend = page.split('<div class="legend">', 1)[1].split("</div>", 1)[0]
+    assert "demo-task" in legend and "fa" not in legend and "fb" not in legend  # no bar of theirs
 
 
 def _usage(mc_execute, task_id, key, at, model="claude-sonnet-4-5", counts=(1000, 100, 0, 0, 0)):
@@ -492,3 +495,16 @@ def test_the_jira_key_reaches_every_format(report, mc_env, mc_cli):
     assert [(r["task"], r["jira"], r["hours"]) for r in rows] == [("ticketed", "SHOP-7", "0.25")]
     data = json.loads(report("--period", "today", "--format", "json"))
     assert data["tasks"][0]["jira_key"] == "SHOP-7"
+
+
+def test_a_part_under_a_minute_reads_as_time_writes_it(report, mc_env, mc_make_task, mc_cli):
+    """42 s of Claude in a 1m 42s day: the report writes ``<1m`` where ``time`` does,
+    never ``0s`` beside a total in minutes; the JSON keeps the seconds."""
+    short = mc_make_task("short")
+    record_work(mc_env.data_root / "tasks.db", short.id, _local(0, 0) + 60, [(20, 60), (22, 0)])
+    text = report("--period", "week")
+    assert _row(text, "short")[1:4] == ["1m", "<1m", "1m"]
+    assert "short: 1m (Claude <1m, you 1m)" in mc_cli("time", "short", "--period", "week")
+    data = json.loads(report("--period", "week", "--format", "json"))
+    (row,) = [t for t in data["tasks"] if t["name"] == "short"]
+    assert (row["claude"], row["you"]) == (42, 60)

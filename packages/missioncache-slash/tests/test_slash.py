@@ -179,6 +179,29 @@ def test_save_folds_heartbeats_and_shows_the_files(world, demo):
         assert pending.fetchone()[0] == 0
 
 
+CONFLICTED = (
+    "# Demo - Context\n\n**Last Updated:** 2026-12-01 10:00\n\n## Next Steps\n"
+    "<<<<<<< laptop\n- ship the parser\n=======\n- rewrite the parser first\n"
+    ">>>>>>> desktop\n\n## Recent Changes\n"
+)
+
+
+def test_a_save_meeting_a_sync_conflict_asks_the_person_and_drops_no_side(world, demo):
+    """Both machines' Next Steps are in the file: the save report says what the markers
+    are and to ask the person; replacing the section is refused, so no version is lost."""
+    world.write(demo.context_file, CONFLICTED)
+    run_slash(world, "load", "demo")
+    report = run_slash(world, "save")
+    assert f"SYNC CONFLICT in {demo.context_file}" in report
+    assert "Ask the person which version to keep" in report
+    out = run_slash(
+        world, "apply", "--context-file", str(demo.context_file), "--next-step", "one side"
+    )
+    assert out.startswith("MISSIONCACHE ERROR:") and "SYNC CONFLICT" in out
+    text = demo.context_file.read_text()
+    assert "- ship the parser" in text and "- rewrite the parser first" in text
+
+
 def test_save_without_a_task_says_there_is_nothing_to_save(world, demo, tmp_path):
     out = run_slash(world, "save", cwd=tmp_path)
     assert out.startswith("MISSIONCACHE: this session is not tracking a task")

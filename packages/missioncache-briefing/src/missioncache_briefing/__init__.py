@@ -75,7 +75,7 @@ def banner(
     lines += [
         f"- **Session:** {session_id or 'unknown'} ({source or 'startup'})",
         f"- **Files:** {task.directory_path}",
-        f"  - context: {task.context_path}",
+        f"  - context: {task.context_path} (its `## Next Steps` is the saved plan)",
         f"  - tasks: {task.tasks_path}",
         "",
         "Tip: run `/missioncache:load` to read this task's full context before starting work.",
@@ -320,23 +320,22 @@ def briefing(
         f"MissionCache: tracking {task.name} ({fork_of}{format_duration(split.total)} invested:"
         f" Claude {format_duration(claude)}, you {format_duration(you)})"
     )
+    notes = []  # one per line under the headline: each says one thing and what to do
     if parent is not None and unseen is not None:
-        message += f"; the shared layer of {parent.key} changed since this session read it"
-    set_aside = set_aside_note(launcher)
-    if set_aside:
-        message += f"; {set_aside}"
+        notes.append(f"The shared layer of {parent.key} changed since this session read it.")
+    notes.append(set_aside_note(launcher))
     gone = folder_gone_note(task, launcher)
+    notes.append(gone)
     if gone:
-        message += f"; {gone}"
         parts.append(Part("folder note", f"Note: {gone}.", PRIORITY_NOTE))
     error = pending_error()
     if error is not None:
-        message += f"; {error[0]}"
+        notes.append(error[0])
         parts.append(Part("pre-compaction note", error[1], PRIORITY_NOTE))
     from missioncache_state.summary_failure import take_summary_note  # PostCompact's, auto
 
-    lost_summary = take_summary_note()
-    message += f"; {lost_summary}" if lost_summary else ""
+    notes.append(take_summary_note() or "")
+    message = "\n".join([message, *(note for note in notes if note)])
     return message, parts
 
 
@@ -347,5 +346,5 @@ def fitted(message: str, parts: list[Part]) -> tuple[str, str]:
 
     context = fit(parts, CONTEXT_BUDGET)
     if SUMMARY_HEADING in context:  # the human should know what Claude was handed
-        message += " · last compaction's summary included"
+        message += "\nClaude was given the last compaction's summary."
     return message, context

@@ -2,9 +2,9 @@
 database from a shell.
 
 A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
-stderr and exits 1, never a traceback. The ``heartbeat-auto`` subcommand is here for
-people trying it by hand; the UserPromptSubmit hook runs ``python -m missioncache_db
-heartbeat-auto`` instead, which never imports this module (or argparse).
+stderr and exits 1, never a traceback. ``heartbeat-auto`` and ``process-heartbeats`` are
+the hooks' internals, left out of ``--help``; the UserPromptSubmit hook runs ``python -m
+missioncache_db heartbeat-auto`` instead, which never imports this module (or argparse).
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from missioncache_state.ids import SessionId
 
 PROG = "missioncache"
+DESCRIPTION = (
+    "MissionCache keeps your project's context across Claude Code sessions and counts the"
+    " time and cost of each task. Your tasks, their time, forks, reports, sync, the"
+    " dashboard and the status line, from a terminal."
+)
 PERIOD_LABELS = {
     "all": "all time",
     "today": "today",
@@ -254,19 +259,23 @@ def cmd_recreate(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=_prog(), description="MissionCache tasks, heartbeats and time.")
+    parser = _Parser(prog=_prog(), description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     def add(
-        name: str, func: Callable[[argparse.Namespace], int], text: str
+        name: str, func: Callable[[argparse.Namespace], int], text: str, hidden: bool = False
     ) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=text, description=text)
+        # a hidden command has no help entry: the hooks' internals are not for people
+        if hidden:
+            command = sub.add_parser(name, description=text)
+        else:
+            command = sub.add_parser(name, help=text, description=text)
         command.set_defaults(func=func)
         return command
 
-    add("heartbeat-auto", cmd_heartbeat_auto, "record a heartbeat for this cwd (quiet)")
-    add("process-heartbeats", cmd_process_heartbeats, "fold heartbeats into work sessions")
+    add("heartbeat-auto", cmd_heartbeat_auto, "record a heartbeat for this cwd", hidden=True)
+    add("process-heartbeats", cmd_process_heartbeats, "fold heartbeats in", hidden=True)
     create = add("create-task", cmd_create_task, "create a task and its files")
     create.add_argument("name")
     create.add_argument("--repo", help="repository directory the task belongs to")
@@ -309,6 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
         cli_statusline,
         cli_sync,
         cli_uninstall,
+        install_command,
     )
 
     cli_forks.register(add)
@@ -320,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sync.register(add)
     cli_billing.register(add)
     cli_invoice.register(add)
+    install_command.register(add)
     return parser
 
 

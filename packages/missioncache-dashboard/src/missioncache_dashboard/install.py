@@ -275,28 +275,33 @@ def _forget_written(record: dict) -> None:
 
 
 def install(port: int = DEFAULT_PORT) -> str:
-    """Choose the http hooks for ``port`` and wire them now."""
+    """Choose the http hooks for ``port``; wire them now only when a dashboard answers there.
+
+    With nothing answering, a wired hook would show `hook failed ... ECONNREFUSED` under
+    every prompt and edit, so settings.json is left as it is and the person is told how to
+    start the dashboard, which wires the chosen hooks while it runs."""
     if not 0 < port < 65536:
         raise InstallError(f"invalid port {port}: use 1 to 65535")
+    from missioncache_dashboard.running import answers
+    from missioncache_state.command import missioncache_command
+
+    read_settings()  # a settings.json we cannot read is said now, not at the next start
     record = is_installed() or {}
     record["port"] = port
     _save_record(record)
-    done = wire(port)
-    told = (
-        f"{done}. They are taken out whenever the dashboard stops and put back when "
-        f"`missioncache dashboard --port {port}` starts (Claude Code notices the change in "
-        "running sessions too), so a stopped dashboard never shows `hook failed` under "
-        "your prompts and edits"
-    )
-    from missioncache_dashboard.running import answers
-
+    start = f"`{missioncache_command()} dashboard start --port {port}`"
     if not answers(port):
-        told += (
-            f". No dashboard answers on port {port} yet: start it now "
-            f"(`missioncache dashboard start --port {port}`), since until it runs Claude "
-            "Code shows `hook failed` under each prompt and edit"
+        return (
+            f"No dashboard answers on port {port}, so {settings_path()} is left as it is"
+            " (a hook with nothing answering shows `hook failed` under every prompt and"
+            f" edit). Start the dashboard with {start}: it puts its http hooks in while it"
+            " runs and takes them out when it stops"
         )
-    return told
+    done = wire(port)
+    return (
+        f"{done}. They are taken out whenever the dashboard stops and put back when it starts"
+        f" again ({start}); Claude Code notices the change in running sessions too"
+    )
 
 
 def uninstall() -> str:

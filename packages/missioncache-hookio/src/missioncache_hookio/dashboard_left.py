@@ -89,6 +89,8 @@ def tidy_in_background() -> str:
     port = left_wired_port()
     if port is None:
         return ""
+    from missioncache_state.command import missioncache_command
+
     try:
         from missioncache_hookio.spawn import spawn_detached
         from missioncache_state.locations import data_root
@@ -102,10 +104,10 @@ def tidy_in_background() -> str:
         return (
             f"MissionCache: the dashboard (port {port}) stopped without taking its http hooks"
             " out, so Claude Code shows `hook failed` under prompts and edits: run"
-            " `missioncache dashboard stop` to take them out"
+            f" `{missioncache_command()} dashboard stop` to take them out"
         )
     return (
         f"MissionCache: the dashboard (port {port}) stopped without taking its http hooks out"
         " (the `hook failed … ECONNREFUSED` lines); they are taken out now."
-        " `missioncache dashboard start` puts them back"
+        f" `{missioncache_command()} dashboard start` puts them back"
     )

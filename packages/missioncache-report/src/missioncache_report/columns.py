@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from missioncache_cost import format_cost
 from missioncache_report.data import Report
-from missioncache_time import format_duration, shown_parts
+from missioncache_time import format_duration, part_texts
 
 
 def token_count(tokens: dict) -> int:
@@ -31,8 +31,8 @@ def columns(report: Report) -> list:
     return [
         ("task", label),
         ("total", lambda t: format_duration(t.seconds)),
-        ("Claude", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[0])),
-        ("you", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[1])),
+        ("Claude", lambda t: part_texts(t.seconds, t.claude, t.you)[0]),
+        ("you", lambda t: part_texts(t.seconds, t.claude, t.you)[1]),
         ("hours", lambda t: decimal_hours(t.seconds)),
         ("sessions", lambda t: str(t.sessions)),
         ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions)),
@@ -66,8 +66,8 @@ def totals(report: Report) -> dict[str, str]:
         "task": "total",
         "total": format_duration(report.seconds),
         "hours": decimal_hours(report.seconds),
-        "Claude": format_duration(shown_parts(report.seconds, claude, you)[0]),
-        "you": format_duration(shown_parts(report.seconds, claude, you)[1]),
+        "Claude": part_texts(report.seconds, claude, you)[0],
+        "you": part_texts(report.seconds, claude, you)[1],
         "sessions": str(sum(t.sessions for t in counted)),
         "tokens": short_tokens(sum(token_count(t.tokens) for t in counted)),
         "cost": format_cost(report_cost(report)).replace("cost unknown", "unknown"),

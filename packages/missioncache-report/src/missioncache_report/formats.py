@@ -15,7 +15,7 @@ from missioncache_report.columns import (
     totals,
 )
 from missioncache_report.data import Report
-from missioncache_time import format_duration, shown_parts
+from missioncache_time import format_duration, part_texts
 
 FORMATS = ("text", "csv", "json", "html", "timesheet")
 
@@ -61,8 +61,7 @@ def text(report: Report) -> str:
             d.day,
             d.task,
             format_duration(d.seconds),
-            format_duration(shown_parts(d.seconds, d.claude, d.you)[0]),
-            format_duration(shown_parts(d.seconds, d.claude, d.you)[1]),
+            *part_texts(d.seconds, d.claude, d.you),
             str(d.sessions),
             short_tokens(token_count(d.tokens)),
             format_cost(d.cost_usd).replace("cost unknown", "unknown"),
@@ -160,7 +159,8 @@ def timesheet_text(report: Report, email: str | None = None) -> str:
             continue
         hours, rest = divmod(d.seconds, 3600)
         duration = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
-        description = f"Claude {format_duration(d.claude)}, you {format_duration(d.you)}"
+        claude, you = part_texts(d.seconds, d.claude, d.you)
+        description = f"Claude {claude}, you {you}"
         rows.append([email, d.task, description, d.day, d.first, duration])
     return csv_rows(TIMESHEET_HEADER, rows)
 

@@ -101,6 +101,19 @@ def cmd_save(words: list[str]) -> list[str]:
             "",
         ]
         out += forkinfo.change_lines(sid, parent)
+    out += conflict_lines(str(task.context_file))
     out += file_block("Context file", task.context_file)
     out += file_block("Tasks file", task.tasks_file)
     return out
+
+
+def conflict_lines(path: str) -> list[str]:
+    """The sync conflict a save would meet in ``## Next Steps``, said before the file."""
+    from missioncache_context.conflicts import conflict_note, section_conflict
+    from missioncache_context.reading import read_file
+
+    try:
+        text = read_file(path)
+    except (OSError, ValueError):
+        return []
+    return [conflict_note(path), ""] if section_conflict(text, "Next Steps") else []

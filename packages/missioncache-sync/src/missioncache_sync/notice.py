@@ -65,9 +65,9 @@ def record(outcome: Outcome) -> None:
     told_offline = bool(outcome.offline) and bool(status.get("told_offline"))
     if outcome.offline and not told_offline and not outcome.quiet:
         told_offline = True
-        lines.append(
-            f"sync: the remote was not reached ({outcome.offline[:200]}); your time and notes"
-            " are kept here and go with the next sync"
+        lines.append(  # git's own words stay in `missioncache sync status`
+            "sync: the remote was not reached; your time and notes are kept here and go"
+            " with the next sync (the reason: `missioncache sync status`)"
         )
     problem = outcome.failed or outcome.refused
     if problem and status.get("told_problem") != problem:

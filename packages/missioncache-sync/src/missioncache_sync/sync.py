@@ -32,6 +32,7 @@ import socket
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.locations import data_root
+from missioncache_state.words import plural
 from missioncache_sync import guard, paths
 from missioncache_sync.git import GitError, git, text
 from missioncache_sync.merge import finish_merge, merge
@@ -93,7 +94,7 @@ class Outcome:
         self.told: list[str] = []  # "sync: ..." lines the person hears once
 
     def lines(self) -> list[str]:
-        said = [f"exported {self.exported} event(s), imported {self.imported}"]
+        said = [f"exported {plural(self.exported, 'event')}, imported {self.imported}"]
         if self.failed:
             said.append(
                 f"sync failed on this machine ({self.failed}); nothing is lost: the next"
@@ -109,10 +110,10 @@ class Outcome:
         elif self.pushed:
             said.append("pushed to the remote")
         said += self.told
-        for path in self.conflicts:
+        for path in self.conflicts:  # by its full path: the data root is not the person's
             said.append(
-                f"conflict in {path}: both versions are kept in the file between <<<<<<< and"
-                " >>>>>>> markers; edit it to keep what you want"
+                f"conflict in {os.path.join(data_root(), path)}: both versions are kept in the"
+                " file between <<<<<<< and >>>>>>> markers; edit it to keep what you want"
             )
         return said
 
@@ -120,7 +121,11 @@ class Outcome:
 def read_config() -> dict:
     config = read_json_object(paths.config_path())
     if not config or not isinstance(config.get("remote"), str):
-        raise SyncError("sync is not set up here: run `missioncache sync setup GIT_URL`")
+        from missioncache_state.command import missioncache_command
+
+        raise SyncError(
+            f"sync is not set up here: run `{missioncache_command()} sync setup GIT_URL`"
+        )
     return config
 
 
@@ -363,15 +368,15 @@ def _exchange(outcome: Outcome, timeout: float) -> None:
 
 
 def conflicted_files() -> list[str]:
-    """Task markdown files (relative to the data root) that still hold sync's conflict
-    markers: the doctor lists them until the person has chosen."""
+    """Task markdown files (full paths) that still hold sync's conflict markers: the
+    doctor lists them until the person has chosen."""
     found = []
     root = data_root()
     for folder, dirs, files in os.walk(os.path.join(root, "active")):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if name.endswith(".md") and _has_markers(os.path.join(folder, name)):
-                found.append(os.path.relpath(os.path.join(folder, name), root))
+                found.append(os.path.join(folder, name))
     return sorted(found)
 
 

@@ -18,6 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._durations import format_duration as format_duration
     from missioncache_time._durations import format_split as format_split
+    from missioncache_time._durations import part_texts as part_texts
     from missioncache_time._durations import shown_parts as shown_parts
     from missioncache_time._heartbeat_auto import arm_hard_wall as arm_hard_wall
     from missioncache_time._heartbeat_auto import heartbeat_auto as heartbeat_auto
@@ -50,6 +51,7 @@ _EXPORTS = {
     "period_start": "_sessions",
     "format_duration": "_durations",
     "format_split": "_durations",
+    "part_texts": "_durations",
     "shown_parts": "_durations",
     "arm_hard_wall": "_heartbeat_auto",
     "new_heartbeat": "_heartbeats",

@@ -36,13 +36,21 @@ def shown_parts(total: int, claude: int, you: int) -> tuple[int, int]:
     return parts[0] * unit, parts[1] * unit
 
 
-def format_split(split: Iterable[int]) -> str:
-    """``1h 12m (Claude 58m, you 14m)``: the total first, then who the time was spent by;
-    the parts shown add up to the total shown (``shown_parts``)."""
-    total, claude, you = split
+def part_texts(total: int, claude: int, you: int) -> tuple[str, str]:
+    """Claude's and your part as every reader writes them (``time``, the report, the
+    dashboard): rounded as the total is (``shown_parts``), and ``<1m`` for a part that is
+    not nothing but rounds to no minute, never ``0s`` beside a total in minutes."""
     shown = shown_parts(total, claude, you)
     claude_text, you_text = (
         "<1m" if part == 0 and exact > 0 and total >= 60 else format_duration(part)
         for part, exact in zip(shown, (claude, you))
     )
+    return claude_text, you_text
+
+
+def format_split(split: Iterable[int]) -> str:
+    """``1h 12m (Claude 58m, you 14m)``: the total first, then who the time was spent by;
+    the parts shown add up to the total shown (``part_texts``)."""
+    total, claude, you = split
+    claude_text, you_text = part_texts(total, claude, you)
     return f"{format_duration(total)} (Claude {claude_text}, you {you_text})"
