@@ -291,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
         cli_report,
         cli_statusline,
         cli_sync,
+        cli_team,
         cli_uninstall,
     )
 
@@ -301,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_dashboard.register(add)
     cli_uninstall.register(add)
     cli_sync.register(add)
+    cli_team.register(add)
     return parser
 
 
