@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from missioncache_harness.team import Team, make_team
 
 

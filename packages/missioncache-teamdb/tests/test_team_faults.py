@@ -13,6 +13,7 @@ import time
 
 import psycopg
 import pytest
+
 from missioncache_harness.polling import poll_until
 from missioncache_harness.team import (
     TEAM_TABLES,

@@ -8,6 +8,7 @@ import shutil
 import time
 
 import pytest
+
 from missioncache_harness.team import Team, count_rows, record_messages
 from missioncache_harness.worklog import record_work
 
@@ -79,7 +80,8 @@ def test_views_agree_with_the_report_and_members_read_them(team: Team) -> None:
     per_day = psql("SELECT sum(seconds) FROM missioncache.team_time_per_day", user="bob")
     assert per_day.stdout.strip() == "2260"
     cost = psql(
-        "SELECT task, people, input_tokens, output_tokens, cache_read_tokens, round(cost_usd::numeric, 6)"
+        "SELECT task, people, input_tokens, output_tokens, cache_read_tokens,"
+        " round(cost_usd::numeric, 6)"
         " FROM missioncache.team_cost_per_task WHERE task = 'checkout-v2'",
         user="bob",
     )
