@@ -169,7 +169,7 @@ def collect(conn: Any, period: str, by: str, now: float | None = None) -> Report
     report = Report(period, by, since, now)
     clients = dict(
         conn.execute(
-            "SELECT team_key, max(client) FROM missioncache.tasks GROUP BY team_key"
+            "SELECT task, max(client) FROM missioncache.team_turn_events GROUP BY task"
         ).fetchall()
     )
     report.clients = {k: v for k, v in clients.items() if v}
