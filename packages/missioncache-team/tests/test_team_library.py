@@ -40,7 +40,7 @@ def test_a_member_name_is_a_plain_role_name(mc_roots: tuple[Path, Path], name: s
 
 
 def _world(mc_roots: tuple[Path, Path]) -> tuple[TaskDB, dict]:
-    settings = config.setup("postgresql://db.example.invalid/team", "alice")
+    config.setup("postgresql://db.example.invalid/team", "alice")
     db = TaskDB()
     task = db.create_task("checkout-v2", None)
     secret = db.create_task("acquisition-talks", None)

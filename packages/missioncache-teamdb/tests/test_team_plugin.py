@@ -1,6 +1,7 @@
 """The team as a user gets it: the built plugin's command line under a Python without
-psycopg (``-S``: no site-packages) hands over to ``uvx --from <plugin>/missioncache-teamdb`` (docs/team.md), and
-the hooks' detached push (``python3 -S -m missioncache_team auto``) goes the same way."""
+psycopg (``-S``: no site-packages) hands over to ``uvx --from
+<plugin>/missioncache-teamdb`` (docs/team.md), and the hooks' detached push
+(``python3 -S -m missioncache_team auto``) goes the same way."""
 
 from __future__ import annotations
 
