@@ -24,8 +24,9 @@ def test_pg_dump_holds_no_prompt_path_file_content_or_private_name(
     repo.mkdir(parents=True)
     alice = team.alice
     shared = alice.task("checkout-v2", repo=repo)
-    private = alice.task("acquisition-talks-3307", repo=repo)
-    alice.ok("team", "task", "acquisition-talks-3307", "--private")
+    alice.ok("create-task", "acquisition-talks-3307", "--repo", str(repo), "--team", "private")
+    with sqlite3.connect(alice.db) as conn:
+        private = conn.execute("SELECT max(id) FROM tasks").fetchone()[0]
     alice.ok("team", "task", "checkout-v2", "--client", "Acme")
     base = time.time() - 3600
     record_work(alice.db, shared, base, [(600, 0)], session_id="s-shared")

@@ -3,8 +3,8 @@
 What it holds: the server's libpq connection string *without a password* (the password
 comes from ``PGPASSWORD``, ``~/.pgpass`` or a ``PGSERVICE``, libpq's own places), the
 person (the member's role name on the server, which is also what the server records as
-the person: ``current_user``), and per task whether it leaves only under an opaque name
-(``private``) and its client. The team folder is never synced (it is outside ``sync/``),
+the person: ``current_user``); ``team/tasks.json`` per task whether it leaves only under an
+opaque name (``private``) and its client. The team folder is never synced (it is outside ``sync/``),
 and a connection string with a password in it is refused, not stripped: the person must
 know where the password went.
 """
@@ -76,9 +76,16 @@ def read() -> dict[str, Any]:
         raise TeamError(
             "no team set up here: run `missioncache team setup POSTGRES_URL --person NAME`"
         )
-    tasks = found.get("tasks")
-    found["tasks"] = tasks if isinstance(tasks, dict) else {}
+    found["tasks"] = marks()
     return found
+
+
+def marks() -> dict[str, Any]:
+    """Each task's mark (``{uid: {"private": bool, "client": str}}``), kept apart from the
+    settings so a task can be marked before the team is set up (``create-task --team``)."""
+    from missioncache_state.atomic import read_json_object
+
+    return read_json_object(paths.marks_path()) or {}
 
 
 def write(settings: dict[str, Any]) -> None:
@@ -89,20 +96,17 @@ def write(settings: dict[str, Any]) -> None:
 
 
 def setup(url: str, person: str) -> dict[str, Any]:
-    """Write the settings for ``url`` and ``person`` (task marks already made are kept)."""
-    try:
-        settings = read()
-    except TeamError:
-        settings = {"tasks": {}}
-    settings.update(url=valid_url(url), person=valid_person(person))
-    write(settings)
-    return settings
+    """Write the settings for ``url`` and ``person`` (task marks are kept apart)."""
+    write({"url": valid_url(url), "person": valid_person(person)})
+    return read()
 
 
 def mark_task(uid: str, private: bool | None, client: str | None) -> dict[str, Any]:
     """Record whether task ``uid`` leaves under an opaque name and its client ("" clears)."""
-    settings = read()
-    mark = dict(settings["tasks"].get(uid) or {})
+    from missioncache_state.atomic import write_json_atomic
+
+    every = marks()
+    mark = dict(every.get(uid) or {})
     if private is not None:
         mark["private"] = private
     if client is not None:
@@ -110,8 +114,9 @@ def mark_task(uid: str, private: bool | None, client: str | None) -> dict[str, A
         if len(client) > MAX_CLIENT:
             raise TeamError(f"a client's name is at most {MAX_CLIENT} characters")
         mark["client"] = client
-    settings["tasks"][uid] = mark
-    write(settings)
+    every[uid] = mark
+    os.makedirs(paths.team_dir(), exist_ok=True)
+    write_json_atomic(paths.marks_path(), every)
     return mark
 
 

@@ -16,6 +16,11 @@ def config_path() -> str:
     return os.path.join(team_dir(), "config.json")
 
 
+def marks_path() -> str:
+    """Which tasks are private, and their clients (``config.marks``)."""
+    return os.path.join(team_dir(), "tasks.json")
+
+
 def sent_path() -> str:
     """The ids of the events the server has stored (SQLite)."""
     return os.path.join(team_dir(), "sent.sqlite")
