@@ -1,5 +1,5 @@
 """The SQL views compute time by the same rules as the product's time model in Python
-(``missioncache_db.turns``, which the team report uses): on random turns, with and without
+(``missioncache_time``, which the team report uses): on random turns, with and without
 ends, background work, synthetic and control prompts, several sessions at once, the two
 agree to the second (docs/team.md)."""
 

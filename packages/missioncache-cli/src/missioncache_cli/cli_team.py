@@ -117,7 +117,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _task(args: argparse.Namespace) -> int:
     from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, task_named
-    from missioncache_db.db import TaskDB
+    from missioncache_db import TaskDB
     from missioncache_team import config
 
     if not args.arg:

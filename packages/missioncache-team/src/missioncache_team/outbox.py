@@ -116,7 +116,7 @@ def _ends(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 
 def _messages(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    from missioncache_db.prices import load_prices
+    from missioncache_cost import load_prices
 
     prices = load_prices()
     events = []
@@ -196,11 +196,12 @@ def open_tasks_db() -> Any:
     """tasks.db (``TaskDB``) with the spooled heartbeats folded in, or None when MissionCache
     is not set up here."""
     from missioncache_db import open_if_set_up
+    from missioncache_time import process_pending
 
     db = open_if_set_up(busy_timeout=10.0)
     if db is not None:
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except Exception:  # tasks.db busy: what is there already is sent, the rest next time
             pass
     return db

@@ -37,8 +37,8 @@ def _tokens(figures: Figures) -> int:
 
 
 def _text(report: Report) -> str:
-    from missioncache_db.durations import format_duration
     from missioncache_report.cells import text_cell
+    from missioncache_time import format_duration
 
     since = report.as_json()["since"] or "the beginning"
     lines = [f"Team report by {report.by}, {report.period} (from {since[:10]})", ""]
@@ -80,7 +80,7 @@ def _csv(report: Report) -> str:
 def _html(report: Report) -> str:
     from html import escape
 
-    from missioncache_db.durations import format_duration
+    from missioncache_time import format_duration
 
     body = []
     for key in sorted(report.rows):

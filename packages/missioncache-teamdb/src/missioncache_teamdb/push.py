@@ -83,7 +83,7 @@ def push(tell: bool) -> Outcome:
 
     import psycopg
 
-    from missioncache_db.events import machine_id
+    from missioncache_sync import machine_id
     from missioncache_team import config, outbox, status
     from missioncache_teamdb.connect import Unreachable, connect
 

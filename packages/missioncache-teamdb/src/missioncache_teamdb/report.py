@@ -1,6 +1,6 @@
 """The team report: per task (or person, client, day), each person's time and the team's.
 
-Each person's time on a team task is the product's time model (``missioncache_db.turns``)
+Each person's time on a team task is the product's time model (``missioncache_time``)
 over every turn of theirs on that task, from every machine and session: one person's
 parallel sessions and machines are counted once, as ``missioncache time`` does. The
 team's time is the sum over people (two people at once is two people's time). Tokens and
@@ -125,7 +125,7 @@ def _day_bounds(since: float, now: float) -> list[tuple[str, float, float]]:
 
 
 def _split(claude: list, you: list, since: float | None, until: float) -> tuple[int, int, int]:
-    from missioncache_db.turns import clipped
+    from missioncache_time import clipped
 
     claude_seconds = clipped(claude, since, until)
     total = round(claude_seconds + clipped(you, since, until))
@@ -135,7 +135,7 @@ def _split(claude: list, you: list, since: float | None, until: float) -> tuple[
 
 def _turns_by_person_task(conn: Any, now: float) -> dict[tuple[str, str], list]:
     """Each (person, team task)'s turns, through ``turns.turn_intervals`` per task uid."""
-    from missioncache_db.turns import turn_intervals
+    from missioncache_time import turn_intervals
 
     idle, tail = conn.execute(
         "SELECT idle_seconds, tail_seconds FROM missioncache.settings"
@@ -158,9 +158,8 @@ def _turns_by_person_task(conn: Any, now: float) -> dict[tuple[str, str], list]:
 
 
 def collect(conn: Any, period: str, by: str, now: float | None = None) -> Report:
-    """The team report for ``period`` (``missioncache_db.sessions.PERIODS``) grouped ``by``."""
-    from missioncache_db.sessions import period_start
-    from missioncache_db.turns import merge
+    """The team report for ``period`` (``missioncache_time.PERIODS``) grouped ``by``."""
+    from missioncache_time import merge, period_start
 
     if by not in BYS:
         raise ValueError(f"invalid grouping {by!r}: use one of {', '.join(BYS)}")

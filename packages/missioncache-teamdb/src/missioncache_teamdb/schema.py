@@ -12,7 +12,7 @@ whatever a client sends:
   person's rows): ``team_time_per_day``, ``team_cost_per_task``, ``team_time_per_person``,
   and the two the team report reads, ``team_turn_events`` and ``team_messages``.
 
-The time views are the product's time model (``missioncache_db.turns``) in SQL, with the
+The time views are the product's time model (``missioncache_time``) in SQL, with the
 default idle timeout and assumed-work tail (``missioncache.settings``); the team report
 computes the same figures in Python from ``team_turn_events``.
 """
@@ -117,7 +117,7 @@ SELECT m.person, coalesce(t.team_key, m.task_uid) AS task, t.client, m.epoch, m.
 FROM missioncache.messages m
 LEFT JOIN missioncache.tasks t ON t.person = m.person AND t.uid = m.task_uid"""
 
-# missioncache_db.turns.turn_intervals in SQL: each turn as (start, stop, reach).
+# missioncache_time.turn_intervals in SQL: each turn as (start, stop, reach).
 _TURNS = """CREATE OR REPLACE VIEW missioncache.team_turns AS
 WITH s AS (
     SELECT idle_seconds AS idle, tail_seconds AS tail,
@@ -158,7 +158,7 @@ SELECT person, task_uid, task, session_id, start, stop,
        CASE WHEN open THEN greatest(stop, start + idle) ELSE stop + idle END AS reach
 FROM turns"""
 
-# missioncache_db.turns.merge in SQL: Claude's blocks and the human's counted gaps, per
+# missioncache_time.merge in SQL: Claude's blocks and the human's counted gaps, per
 # person and team task (one person's sessions and machines counted once).
 _SPANS = """CREATE OR REPLACE VIEW missioncache.team_spans AS
 WITH o AS (
