@@ -48,6 +48,9 @@ PM_SERVER_FILES = ("pyproject.toml", "README.md")
 DASHBOARD = "missioncache-dashboard"
 DASHBOARD_STATIC = "src/missioncache_dashboard/static"
 
+# The team's server side (psycopg), run through uvx by `missioncache team` and the push.
+TEAMDB = "missioncache-teamdb"
+
 # Every hook's started script (hooks/<script>); the hook itself is its package's _<script>.
 HOOK_SCRIPT = PACKAGES / "missioncache-hookio" / "hook.py"
 
@@ -119,12 +122,20 @@ def _copy_dashboard(out: Path) -> None:
             _write(out / DASHBOARD / DASHBOARD_STATIC / file.name, file.read_bytes())
 
 
+def _copy_teamdb(out: Path) -> None:
+    source = PACKAGES / TEAMDB
+    for name in PM_SERVER_FILES:
+        _write(out / TEAMDB / name, (source / name).read_bytes())
+    _copy_python_tree(source / "src", out / TEAMDB / "src")
+
+
 def build(out: Path) -> None:
     """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
     for package, module in LIBRARIES.items():
         _copy_python_tree(PACKAGES / package / "src" / module, out / "lib" / module)
     _copy_pm_server(out)
     _copy_dashboard(out)
+    _copy_teamdb(out)
     for _event, package, script, _timeout in HOOKS:
         # The script started is the same few lines for every hook; it imports the hook's
         # body, whose byte code is then cached (missioncache_hookio.output.run_body).

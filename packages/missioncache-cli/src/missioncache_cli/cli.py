@@ -65,6 +65,11 @@ def cmd_process_heartbeats(args: argparse.Namespace) -> int:
 def cmd_create_task(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = db.create_task(args.name, repo=args.repo, jira_key=args.jira, parent=args.parent)
+        if args.team:
+            from missioncache_team.config import mark_task
+
+            uid = db.conn.execute("SELECT uid FROM tasks WHERE id = ?", (task.id,)).fetchone()
+            mark_task(uid[0], args.team == "private", None)
     print(f"created {task.full_path} (id {task.id}) in {task.directory}")
     return 0
 
@@ -281,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--repo", help="repository directory the task belongs to")
     create.add_argument("--jira", help="JIRA key")
     create.add_argument("--parent", help="make it a subtask of this task")
+    create.add_argument(
+        "--team", choices=("private", "shared"), help="private: only its figures go to the team"
+    )
     listing = add("list", cmd_list, "list tasks")
     listing.add_argument("--status", choices=STATUSES)
     spent = add("time", cmd_time, "time invested in a task: total (Claude, you)")
@@ -317,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
         cli_report,
         cli_statusline,
         cli_sync,
+        cli_team,
         cli_uninstall,
         install_command,
     )
@@ -331,6 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_billing.register(add)
     cli_invoice.register(add)
     install_command.register(add)
+    cli_team.register(add)
     return parser
 
 

@@ -35,6 +35,9 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._turn_end import OUTCOMES as OUTCOMES
     from missioncache_time._turn_end import record_turn_end as record_turn_end
     from missioncache_time._turns import TimeSplit as TimeSplit
+    from missioncache_time._turns import clipped as clipped
+    from missioncache_time._turns import merge as merge
+    from missioncache_time._turns import turn_intervals as turn_intervals
 
 _EXPORTS = {
     "process_pending": "_taskdb",
@@ -46,6 +49,9 @@ _EXPORTS = {
     "OUTCOMES": "_turn_end",
     "record_turn_end": "_turn_end",
     "TimeSplit": "_turns",
+    "clipped": "_turns",
+    "merge": "_turns",
+    "turn_intervals": "_turns",
     "PERIODS": "_sessions",
     "day_splits": "_sessions",
     "period_start": "_sessions",
