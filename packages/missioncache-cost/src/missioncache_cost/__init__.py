@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_cost._tokens import valid_message as valid_message
     from missioncache_cost._tokens import valid_usage as valid_usage
     from missioncache_cost._tokens import valid_wait as valid_wait
-    from missioncache_cost._tokens import waiting_seconds as waiting_seconds
     from missioncache_cost._usage_record import record_usage as record_usage
     from missioncache_cost._usage_record import spool_records as spool_records
 
@@ -53,7 +52,6 @@ _EXPORTS = {
     "valid_message": "_tokens",
     "valid_usage": "_tokens",
     "valid_wait": "_tokens",
-    "waiting_seconds": "_tokens",
     "PRICES_DATE": "_prices",
     "PriceTable": "_prices",
     "load_prices": "_prices",

@@ -144,29 +144,6 @@ def assign_tasks(conn: sqlite3.Connection) -> int:
     return len(updates) + len(wait_updates)
 
 
-def waiting_seconds(
-    conn: sqlite3.Connection, task_ids: list[int], since: float | None, until: float
-) -> float:
-    """Seconds inside ``[since, until]`` that some recorded wait (a retry back-off, a usage
-    limit) of the tasks covers: time that is neither Claude's nor yours (docs/time.md).
-    The union of the waits, as time is a union of turns: two parallel sessions (or forks,
-    or machines) rate-limited in the same minute wait one minute, not two."""
-    low = -math.inf if since is None else since
-    marks = ",".join("?" * len(task_ids))
-    rows = conn.execute(
-        f"SELECT epoch, epoch + seconds FROM waits WHERE task_id IN ({marks}) AND epoch < ?"
-        " ORDER BY epoch",
-        (*task_ids, until),
-    ).fetchall()
-    total, reached = 0.0, low
-    for start, end in rows:
-        start, end = max(start, reached), min(end, until)
-        if end > start:
-            total += end - start
-            reached = end
-    return total
-
-
 def task_of(beats: list[tuple], prompt_id: str | None, epoch: float) -> int | None:
     """The task of a message from its session's heartbeats ``(prompt id, epoch, task)``
     (oldest first): its own turn's, else the latest before it, else the first."""

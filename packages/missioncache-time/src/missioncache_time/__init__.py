@@ -22,26 +22,26 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._heartbeat_auto import arm_hard_wall as arm_hard_wall
     from missioncache_time._heartbeat_auto import heartbeat_auto as heartbeat_auto
     from missioncache_time._heartbeats import new_heartbeat as new_heartbeat
+    from missioncache_time._heartbeats import record_heartbeat as record_heartbeat
+    from missioncache_time._heartbeats import record_heartbeat_auto as record_heartbeat_auto
     from missioncache_time._sessions import PERIODS as PERIODS
     from missioncache_time._sessions import day_splits as day_splits
     from missioncache_time._sessions import period_start as period_start
-    from missioncache_time._taskdb import process_pending as process_pending
-    from missioncache_time._taskdb import record_heartbeat as record_heartbeat
-    from missioncache_time._taskdb import record_heartbeat_auto as record_heartbeat_auto
-    from missioncache_time._taskdb import spool_turn_end as spool_turn_end
-    from missioncache_time._taskdb import time_invested as time_invested
-    from missioncache_time._taskdb import time_split as time_split
+    from missioncache_time._sessions import process_pending as process_pending
+    from missioncache_time._sessions import time_invested as time_invested
+    from missioncache_time._sessions import time_split as time_split
     from missioncache_time._turn_end import OUTCOMES as OUTCOMES
     from missioncache_time._turn_end import record_turn_end as record_turn_end
+    from missioncache_time._turn_end import spool_turn_end as spool_turn_end
     from missioncache_time._turns import TimeSplit as TimeSplit
 
 _EXPORTS = {
-    "process_pending": "_taskdb",
-    "record_heartbeat": "_taskdb",
-    "record_heartbeat_auto": "_taskdb",
-    "spool_turn_end": "_taskdb",
-    "time_invested": "_taskdb",
-    "time_split": "_taskdb",
+    "process_pending": "_sessions",
+    "record_heartbeat": "_heartbeats",
+    "record_heartbeat_auto": "_heartbeats",
+    "spool_turn_end": "_turn_end",
+    "time_invested": "_sessions",
+    "time_split": "_sessions",
     "OUTCOMES": "_turn_end",
     "record_turn_end": "_turn_end",
     "TimeSplit": "_turns",

@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from missioncache_db import When
+    from missioncache_db import TaskDB, When
     from missioncache_state.ids import PromptId, SessionId
 
 OPPORTUNISTIC_FILES = 32  # a heartbeat writer ingests a little spool, never a lot
@@ -279,3 +279,41 @@ def record(conn: sqlite3.Connection, spool_dir: str, heartbeat: dict) -> str:
         return "spool"
     spool.remove(claimed)
     return "db"
+
+
+# -- the calls on an open TaskDB (the package's front) ------------------------------------
+def record_heartbeat(
+    db: TaskDB,
+    task_id: int,
+    session_id: SessionId | None,
+    context: Any = None,
+    timestamp: When = None,
+    prompt_id: PromptId | None = None,
+    kind: str = "prompt",
+) -> str:
+    """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now):
+    the start of the turn ``prompt_id``, a human prompt or (``kind="synthetic"``) one
+    Claude Code made itself. Returns ``"db"``, or ``"spool"`` when the lock was busy
+    past the busy timeout."""
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    heartbeat = new_heartbeat(task_id, sid, context, timestamp, pid, kind)
+    return record(db.conn, db.spool_folder, heartbeat)
+
+
+def record_heartbeat_auto(
+    db: TaskDB,
+    cwd: str | os.PathLike,
+    session_id: SessionId | None,
+    timestamp: When = None,
+    prompt_id: PromptId | None = None,
+    kind: str = "prompt",
+) -> bool:
+    """Resolve the task for ``cwd``/``session_id`` and record a heartbeat on it;
+    returns whether one was kept (in the database or the spool)."""
+    session_id = session_id_or_none(session_id)
+    task = db.find_task_for_cwd(cwd, session_id)
+    if task is None:
+        return False
+    context = {"cwd": os.fspath(cwd)}
+    record_heartbeat(db, task.id, session_id, context, timestamp, prompt_id, kind)
+    return True

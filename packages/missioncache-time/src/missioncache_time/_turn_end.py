@@ -20,6 +20,7 @@ from missioncache_spool import TURN_END
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from missioncache_db import TaskDB
     from missioncache_state.ids import PromptId, SessionId
 
 OUTCOMES = ("stop", "failure")
@@ -72,4 +73,26 @@ def record_turn_end(
     import missioncache_spool as spool
 
     spool.append(heartbeat_spool_dir(), record)
+    return True
+
+
+def spool_turn_end(
+    db: TaskDB,
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
+    outcome: str = "stop",
+    background: int = 0,
+    timestamp: float | None = None,
+) -> bool:
+    """Record the end of the turn ``prompt_id`` (``outcome`` ``stop`` or ``failure``;
+    ``background``: how many background tasks were still running) through this
+    database's spool, as the Stop hook does; False for an invalid prompt id."""
+    from missioncache_spool import append
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
+
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    record = new_turn_end(sid, pid, outcome, background, timestamp)
+    if record is None:
+        return False
+    append(db.spool_folder, record)
     return True
