@@ -1,12 +1,13 @@
 """MissionCache's tokens and cost: what each turn used, and what it cost.
 
 Stop and StopFailure read the tokens of the turn from the transcript and spool them as
-token records (``record_usage``); ingested into tasks.db's ``usage`` table, each message
-gets its task from the heartbeat of its turn (``assign_tasks``) and is priced with the
-price table (``load_prices``, ``<root>/prices.json`` over the built-in one): a task's
-tokens and cost in ``task_tokens``, shown by ``format_cost`` (docs/cost.md).
+token records (``missioncache_spool.record_usage``); ingested into tasks.db's ``usage``
+table, each message gets its task from the heartbeat of its turn (``assign_tasks``) and
+is priced here with the price table (``load_prices``, ``<root>/prices.json`` over the
+built-in one): a task's tokens and cost in ``task_tokens``, shown by ``format_cost``
+(docs/cost.md).
 
-Nothing is imported until a name is first used: the Stop hook pays only for the spooling.
+Nothing is imported until a name is first used.
 """
 
 from __future__ import annotations
@@ -33,12 +34,8 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_cost._tokens import valid_message as valid_message
     from missioncache_cost._tokens import valid_usage as valid_usage
     from missioncache_cost._tokens import valid_wait as valid_wait
-    from missioncache_cost._usage_record import record_usage as record_usage
-    from missioncache_cost._usage_record import spool_records as spool_records
 
 _EXPORTS = {
-    "record_usage": "_usage_record",
-    "spool_records": "_usage_record",
     "Tokens": "_tokens",
     "assign_tasks": "_tokens",
     "cost_part": "_tokens",

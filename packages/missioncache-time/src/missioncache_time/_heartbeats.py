@@ -144,7 +144,7 @@ def _spooled_cwd(raw: dict) -> str | None:
 
 
 def _valid_turn_end(raw: dict) -> dict | None:
-    from missioncache_time._turn_end import MAX_BACKGROUND, OUTCOMES
+    from missioncache_spool import MAX_BACKGROUND, OUTCOMES
 
     prompt_id, background = prompt_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
     if prompt_id is None or not _is_int(background) or raw.get("outcome") not in OUTCOMES:
@@ -316,4 +316,25 @@ def record_heartbeat_auto(
         return False
     context = {"cwd": os.fspath(cwd)}
     record_heartbeat(db, task.id, session_id, context, timestamp, prompt_id, kind)
+    return True
+
+
+def spool_turn_end(
+    db: TaskDB,
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
+    outcome: str = "stop",
+    background: int = 0,
+    timestamp: float | None = None,
+) -> bool:
+    """Record the end of the turn ``prompt_id`` (``outcome`` ``stop`` or ``failure``;
+    ``background``: how many background tasks were still running) through this
+    database's spool, as the Stop hook does; False for an invalid prompt id."""
+    from missioncache_spool import append, new_turn_end
+
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    record = new_turn_end(sid, pid, outcome, background, timestamp)
+    if record is None:
+        return False
+    append(db.spool_folder, record)
     return True

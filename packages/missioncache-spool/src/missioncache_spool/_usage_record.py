@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_spool import USAGE
+from missioncache_spool._pending_records import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
@@ -169,7 +169,7 @@ def record_usage(
         rows.extend(more)
     kept["seen"] = _seen_prompts(seen, rows)
     if rows or waits:
-        import missioncache_spool as spool
+        from missioncache_spool import _pending_records as spool
 
         for record in spool_records(sid, rows, waits):
             spool.append(heartbeat_spool_dir(), record)
