@@ -140,7 +140,7 @@ def _append(path: str, lines: list[str]) -> None:
 # -- export ------------------------------------------------------------------------------
 def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
     """Write this machine's new facts to its log; returns how many events were written."""
-    from missioncache_cost import assign_tasks
+    from missioncache_time import assign_tasks
 
     with write_transaction(conn):
         conn.execute(

@@ -29,6 +29,11 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._sessions import process_pending as process_pending
     from missioncache_time._sessions import time_invested as time_invested
     from missioncache_time._sessions import time_split as time_split
+    from missioncache_time._token_rows import assign_tasks as assign_tasks
+    from missioncache_time._token_rows import insert_usage as insert_usage
+    from missioncache_time._token_rows import valid_message as valid_message
+    from missioncache_time._token_rows import valid_usage as valid_usage
+    from missioncache_time._token_rows import valid_wait as valid_wait
     from missioncache_time._turns import TimeSplit as TimeSplit
     from missioncache_time._turns import format_duration as format_duration
     from missioncache_time._turns import format_split as format_split
@@ -50,6 +55,11 @@ _EXPORTS = {
     "shown_parts": "_turns",
     "arm_hard_wall": "_heartbeat_auto",
     "new_heartbeat": "_heartbeats",
+    "assign_tasks": "_token_rows",
+    "insert_usage": "_token_rows",
+    "valid_message": "_token_rows",
+    "valid_usage": "_token_rows",
+    "valid_wait": "_token_rows",
     "heartbeat_auto": "_heartbeat_auto",
 }
 

@@ -93,10 +93,10 @@ def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
     """Insert (ignoring known uids and vanished tasks); returns rows inserted. Turn-end
     records go to their own table, unattached to a task: the heartbeat of the same
     session and prompt names the task, whichever of the two arrives first. Usage records
-    (tokens) go to table ``usage`` the same way (``missioncache_cost._tokens``)."""
+    (tokens) go to table ``usage`` the same way (``_token_rows``)."""
     usage = [r for r in records if r.get("type") == USAGE]
     if usage:
-        from missioncache_cost import insert_usage
+        from missioncache_time._token_rows import insert_usage
 
         records = [r for r in records if r.get("type") != USAGE]
         insert_usage(conn, usage)
@@ -174,7 +174,7 @@ def valid_record(raw: dict) -> dict | None:
     if raw.get("type") == TURN_END:
         return _valid_turn_end(raw)
     if raw.get("type") == USAGE:
-        from missioncache_cost import valid_usage
+        from missioncache_time._token_rows import valid_usage
 
         return valid_usage(raw)
     if raw.get("type") is not None:

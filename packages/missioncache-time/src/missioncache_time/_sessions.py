@@ -80,7 +80,7 @@ def fold_pending(conn: sqlite3.Connection, spool_dir: str, now: float | None = N
             pending_usage(conn)
             or conn.execute("SELECT 1 FROM waits WHERE task_id IS NULL LIMIT 1").fetchone()
         ):  # tokens that came before their session's heartbeats
-            from missioncache_cost import assign_tasks
+            from missioncache_time._token_rows import assign_tasks
 
             assign_tasks(conn)
         idle, tail = read_config(conn)
