@@ -10,8 +10,6 @@ in ``task_tokens``, shown by ``format_cost`` (docs/cost.md).
 Nothing is imported until a name is first used.
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False

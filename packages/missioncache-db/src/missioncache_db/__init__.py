@@ -10,8 +10,6 @@ Public modules besides this one: ``checks`` (doctor's read-only checks) and ``te
 prompt, so nothing is imported until a name is first used (PEP 562).
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False

@@ -11,8 +11,6 @@ were (``<root>/spool/*.jsonl``), so what an older version spooled is still read.
 Standard library only, Python 3.9+; nothing is imported until a name is first used.
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False

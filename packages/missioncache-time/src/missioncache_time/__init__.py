@@ -11,8 +11,6 @@ docs/time.md), per period or cut per local day (``day_splits``), and shown by
 Hooks import this on every prompt, so nothing is imported until a name is first used.
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
