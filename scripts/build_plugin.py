@@ -93,9 +93,14 @@ def _write(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+# A library's pytest fixtures for other packages' tests (``missioncache_db.testing``): they
+# import pytest and are never run by the plugin, so they are not shipped.
+TEST_ONLY = "testing.py"
+
+
 def _copy_python_tree(src: Path, dest: Path) -> None:
     for file in sorted(src.rglob("*.py")):
-        if "__pycache__" in file.parts:
+        if "__pycache__" in file.parts or file.relative_to(src).as_posix() == TEST_ONLY:
             continue
         _write(dest / file.relative_to(src), file.read_bytes())
 

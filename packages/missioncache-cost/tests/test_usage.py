@@ -9,7 +9,7 @@ import pytest
 import missioncache_spool as spool
 from missioncache_cost._prices import PRICES_DATE, load_prices, normalise_model, price_lines
 from missioncache_cost._tokens import format_cost, format_tokens, task_tokens
-from missioncache_cost._usage_record import spool_records
+from missioncache_spool import spool_records
 from missioncache_time import process_pending, time_split
 
 T0 = 1_790_000_000.0

@@ -11,8 +11,6 @@ public modules: ``sync`` (the exchange through git), ``git``, ``hooks``, ``notic
 ``paths``.
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False

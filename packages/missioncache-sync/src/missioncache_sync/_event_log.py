@@ -157,7 +157,7 @@ def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
     an append that fails (OSError, raised) leaves them for the next export. Their ids are
     given first, in a transaction of their own, so a line written before a failure and
     written again after it has the same id (import keeps one)."""
-    from missioncache_cost import assign_tasks
+    from missioncache_time import assign_tasks
 
     with write_transaction(conn):
         conn.execute(

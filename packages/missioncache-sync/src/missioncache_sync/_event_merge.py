@@ -323,7 +323,7 @@ _INSERT_USAGE = (
 
 def _import_usage(state: _Import, event: dict) -> bool:
     """A message's tokens, checked as a spooled one is; stored once (session, message)."""
-    from missioncache_cost import valid_message
+    from missioncache_time import valid_message
 
     task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
     tokens = event.get("tokens")
@@ -337,7 +337,7 @@ def _import_usage(state: _Import, event: dict) -> bool:
 
 
 def _import_wait(state: _Import, event: dict) -> bool:
-    from missioncache_cost import valid_wait
+    from missioncache_time import valid_wait
 
     task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
     row = valid_wait(session, [event["at"], event.get("seconds")]) if session else None

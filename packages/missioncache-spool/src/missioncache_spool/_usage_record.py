@@ -4,7 +4,7 @@ Stop (and StopFailure, PreCompact) read what the session's transcript and its su
 transcripts gained since the last read (``missioncache_transcript.usage``), from the byte
 offsets kept in ``<claude>/hooks/state/usage/<session id>.json``, and append the messages
 found to the heartbeat spool as ``"type": "usage"`` lines. Ingesting stores them in
-tasks.db table ``usage`` (``missioncache_cost._tokens``), one row per message whatever the
+tasks.db table ``usage`` (``missioncache_time``), one row per message whatever the
 number of times it is spooled, so a crash between the spool write and the state write
 costs nothing: the next read spools the same messages again and the duplicates are
 ignored. Read while the transcript exists: Claude Code deletes old transcripts
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_spool import USAGE
+from missioncache_spool._pending_records import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
@@ -189,7 +189,7 @@ def record_usage(
         rows.extend(more)
     kept["seen"] = _seen_prompts(seen, rows)
     if rows or waits:
-        import missioncache_spool as spool
+        from missioncache_spool import _pending_records as spool
 
         for record in spool_records(sid, rows, waits):
             spool.append(heartbeat_spool_dir(), record)
