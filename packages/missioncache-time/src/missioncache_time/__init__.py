@@ -34,12 +34,12 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._token_rows import valid_wait as valid_wait
     from missioncache_time._turns import TimeSplit as TimeSplit
     from missioncache_time._turns import clipped as clipped
-    from missioncache_time._turns import merge as merge
-    from missioncache_time._turns import turn_intervals as turn_intervals
     from missioncache_time._turns import format_duration as format_duration
     from missioncache_time._turns import format_split as format_split
-    from missioncache_time._turns import shown_parts as shown_parts
+    from missioncache_time._turns import merge as merge
     from missioncache_time._turns import part_texts as part_texts
+    from missioncache_time._turns import shown_parts as shown_parts
+    from missioncache_time._turns import turn_intervals as turn_intervals
 
 _EXPORTS = {
     "process_pending": "_sessions",
