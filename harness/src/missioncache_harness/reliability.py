@@ -81,7 +81,14 @@ class Fired:
         return found
 
     def stdout(self, script: str) -> str:
-        return "".join(r.stdout for r in self.runs if script in r.command)
+        """What the runs of one hook printed, named by its script (``stop.py``) or its
+        name (``stop``): hooks.json runs ``hooks/run stop``, never ``stop_failure`` for
+        ``stop``."""
+        import re
+
+        name = re.escape(script.removesuffix(".py"))
+        hook = re.compile(rf"\b{name}(\.py)?(?=[\"'\s]|$)")
+        return "".join(r.stdout for r in self.runs if hook.search(r.command))
 
 
 def fire_raw(
