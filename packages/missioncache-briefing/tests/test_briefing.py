@@ -50,6 +50,9 @@ def test_an_oversized_summary_is_cut_before_the_banner_and_the_human_is_told_onl
     message, context = fitted("MissionCache: tracking demo", parts)
     assert context.startswith("## banner")
     assert len(context) <= CONTEXT_BUDGET
-    assert message.endswith("last compaction's summary included")
+    assert message.splitlines() == [  # one note a line, after the status
+        "MissionCache: tracking demo",
+        "Claude was given the last compaction's summary.",
+    ]
     message, context = fitted("MissionCache: tracking demo", parts[:1])
     assert message == "MissionCache: tracking demo"
