@@ -80,4 +80,4 @@ def test_auto_compaction_saves_steers_and_reinjects(mc_plugin, mc_env, mc_task, 
     (boundary,) = run.records("system", "compact_boundary")
     assert boundary["compactMetadata"]["trigger"] == "auto"
     # Auto compaction records no PreCompact output in the transcript (manual /compact does).
-    assert "MissionCache saved a pre-compaction snapshot" not in run.transcript_path.read_text()
+    assert "Keep the MissionCache task name" not in run.transcript_path.read_text()

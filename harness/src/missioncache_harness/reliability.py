@@ -5,9 +5,9 @@ also feed bytes that are not JSON at all (garbage, NUL, invalid UTF-8). ``fire_r
 ``fire`` does (the harness's own hook environment, timeouts, process groups and routing) with any
 bytes on stdin.
 
-WHY a "strict" plugin: commands once ended in ``|| true``, which turned every failure into exit
-0; ``strict`` drops such a suffix so that a hook that crashes, exits 2 or dies of a signal is seen
-as such instead of being masked. The built commands (``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <hook>``)
+WHY a "strict" plugin: a command ending in ``|| true`` would turn every failure into exit 0;
+``strict`` drops such a suffix so that a hook that crashes, exits 2 or dies of a signal is seen as
+such instead of being masked. The built commands (``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <hook>``)
 carry none: ``hooks/run`` itself exits 0 when launch.sh or a hook script is missing, which
 ``test_plugin_directory_vanishes`` checks through the real commands.
 """
