@@ -100,7 +100,7 @@ def test_a_billed_task_shows_its_client_on_the_list_and_its_page(
     ):
         assert mc_env.bundled(mc_plugin, *args).returncode == 0
     with browser.browser_page(mc_chromium) as (page, errors):
-        page.goto(running.url + "/")
+        page.goto(running.page_url)
         note = page.locator('#tasks tr[data-task="billing-export"] .billing')
         note.wait_for(timeout=LIVE_WAIT_MS)
         assert note.inner_text().startswith("Acme · ") and " h this month = £" in note.inner_text()
@@ -113,7 +113,7 @@ def test_a_billed_task_shows_its_client_on_the_list_and_its_page(
 def test_the_day_chart_has_an_axis_figures_and_only_drawn_colours(mc_chromium, world):
     running, _ids = world
     with browser.browser_page(mc_chromium) as (page, errors):
-        page.goto(running.url + "/")
+        page.goto(running.page_url)
         page.locator("#chart svg rect").first.wait_for(timeout=LIVE_WAIT_MS)
         texts = "els => els.map(e => e.textContent)"  # SVG text has no innerText
         axis = page.locator("#chart svg text.axis").evaluate_all(texts)
@@ -138,7 +138,7 @@ def test_the_health_banner_shows_code_as_code(mc_chromium, mc_plugin, mc_env, mc
         dash.serving(mc_plugin, mc_env) as running,
         browser.browser_page(mc_chromium) as (page, errors),
     ):
-        page.goto(running.url + "/")
+        page.goto(running.page_url)
         banner = page.locator("#health")
         banner.locator("code").first.wait_for(timeout=LIVE_WAIT_MS)
         assert "`" not in banner.inner_text()

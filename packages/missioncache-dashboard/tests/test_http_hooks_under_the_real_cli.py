@@ -78,7 +78,12 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
     settings.write_bytes(b'{"theme": "dark"}\n')
     port = dash.free_port()
     command = dash.command(mc_plugin, "install", "--port", str(port))
-    assert subprocess.run(command, env=env.env, timeout=60, check=False).returncode == 0
+    installed = subprocess.run(
+        command, env=env.env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert installed.returncode == 0, installed.stderr
+    # Nothing answers yet: nothing is wired until the dashboard starts.
+    assert settings.read_bytes() == b'{"theme": "dark"}\n'
 
     with (
         FakeAnthropicAPI() as api,
@@ -86,6 +91,8 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
     ):
         terminal.wait_for(lambda screen: "❯" in screen, 90)
         with dash.serving(mc_plugin, env, port) as running:
+            assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()  # wired by start
+            time.sleep(SETTLE)  # the running claude notices the hooks start put in
             assert FAILED not in turn(terminal, api, work, "one")
             row = running.get("/api/sessions")["sessions"][0]
             assert row["edit_count"] == 1 and row["last_prompt"] == "write one please"

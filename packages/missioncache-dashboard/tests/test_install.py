@@ -217,7 +217,16 @@ def test_the_first_stop_after_a_kill_takes_the_hooks_out_and_says_so(
     assert _stop_hook(mc_plugin, mc_env, tmp_path) == ""  # told once
 
 
-def test_a_failed_install_describes_no_wiring(mc_roots, monkeypatch):
+def _here_too(mc_env, monkeypatch) -> None:
+    """This process uses ``mc_env``'s roots, so an in-process install meets the dashboard
+    ``dash.serving`` starts there (``install`` wires only while one answers)."""
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(mc_env.data_root))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(mc_env.claude_dir))
+    monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+
+
+def test_a_failed_install_describes_no_wiring(mc_plugin, mc_env, monkeypatch):
     """Regression: a settings.json that could not be written (read-only) left an install
     record describing a wiring, and every Stop then said a dashboard had stopped and its
     hooks "are taken out now", forever."""
@@ -227,22 +236,26 @@ def test_a_failed_install_describes_no_wiring(mc_roots, monkeypatch):
     from missioncache_hookio.dashboard_left import left_wired_port, tidy_in_background
     from missioncache_state import settings_file
 
-    _data, claude = mc_roots
-    claude.mkdir(parents=True)
-    (claude / "settings.json").write_bytes(b'{"theme": "dark"}\n')
+    _here_too(mc_env, monkeypatch)
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(b'{"theme": "dark"}\n')
 
     def read_only(*_args, **_kwargs):
         raise PermissionError(30, "Read-only file system")
 
-    monkeypatch.setattr(settings_file, "_replace", read_only)
-    with pytest.raises(install.InstallError) as refused:
-        install.install(free_port_for_test())
-    assert "Read-only file system" in str(refused.value)
-    assert (claude / "settings.json").read_bytes() == b'{"theme": "dark"}\n'
+    port = free_port_for_test()
+    with dash.serving(mc_plugin, mc_env, port):
+        monkeypatch.setattr(settings_file, "_replace", read_only)
+        with pytest.raises(install.InstallError) as refused:
+            install.install(port)
+        assert "Read-only file system" in str(refused.value)
+        assert "written_sha256" not in (install.is_installed() or {})
+    assert settings.read_bytes() == b'{"theme": "dark"}\n'
+    # The dashboard is gone: a record describing a wiring would now say it left hooks.
     assert left_wired_port() is None and tidy_in_background() == ""
 
 
-def test_a_dead_dashboard_whose_pid_was_reused_is_still_found(mc_roots):
+def test_a_dead_dashboard_whose_pid_was_reused_is_still_found(mc_plugin, mc_env, monkeypatch):
     """Regression: running.json naming a live process (the pid reused) kept a dead
     dashboard's hooks wired; "running" now means a dashboard of this install answers."""
     import os
@@ -252,19 +265,26 @@ def test_a_dead_dashboard_whose_pid_was_reused_is_still_found(mc_roots):
     from missioncache_state.atomic import write_json_atomic
     from missioncache_state.locations import dashboard_dir
 
-    _data, claude = mc_roots
-    claude.mkdir(parents=True)
-    (claude / "settings.json").write_bytes(b"{}\n")
+    _here_too(mc_env, monkeypatch)
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(b"{}\n")
     port = free_port_for_test()
-    install.install(port)
-    assert http_hooks(json.loads((claude / "settings.json").read_text()))
+    with dash.serving(mc_plugin, mc_env, port) as running:
+        install.install(port)
+        assert http_hooks(json.loads(settings.read_text()))
+        assert left_wired_port() is None  # it answers
+        running.process.kill()  # dies without taking its hooks out
+        running.process.communicate()
     write_json_atomic(os.path.join(dashboard_dir(), "running.json"), {"port": port, "pid": 1})
     assert left_wired_port() == port
     install.unwire()
+    assert settings.read_bytes() == b"{}\n"
     assert left_wired_port() is None  # nothing in the file: nothing left wired
 
 
-def test_installed_hooks_carry_the_secret_only_through_the_environment(mc_roots):
+def test_installed_hooks_carry_the_secret_only_through_the_environment(
+    mc_plugin, mc_env, monkeypatch
+):
     """The hooks send the secret as a header Claude Code fills from an environment
     variable it may interpolate; settings.json, which holds that variable, is made
     readable by its owner only (it is often 0644)."""
@@ -274,21 +294,24 @@ def test_installed_hooks_carry_the_secret_only_through_the_environment(mc_roots)
     from missioncache_dashboard import install
     from missioncache_state.dashboard_token import read_token
 
-    _data, claude = mc_roots
-    claude.mkdir(parents=True)
-    settings = claude / "settings.json"
+    _here_too(mc_env, monkeypatch)
+    settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(b'{"theme": "dark"}\n')
     os.chmod(settings, 0o644)
-    install.install(free_port_for_test())
-    written = json.loads(settings.read_text())
-    token = read_token()
-    for groups in written["hooks"].values():
-        hook = groups[-1]["hooks"][0]
-        assert hook["headers"] == {"X-MissionCache-Token": "$MISSIONCACHE_DASHBOARD_TOKEN"}
-        assert hook["allowedEnvVars"] == ["MISSIONCACHE_DASHBOARD_TOKEN"]
-    assert written["env"] == {"MISSIONCACHE_DASHBOARD_TOKEN": token}
-    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
-    install.uninstall()
+    with dash.serving(mc_plugin, mc_env) as running:
+        install.install(running.port)
+        written = json.loads(settings.read_text())
+        token = read_token()
+        assert token == running.token
+        assert set(http_hooks(written)) == {"PostToolUse", "UserPromptSubmit", "Stop"}
+        for groups in written["hooks"].values():
+            hook = groups[-1]["hooks"][0]
+            assert hook["headers"] == {"X-MissionCache-Token": "$MISSIONCACHE_DASHBOARD_TOKEN"}
+            assert hook["allowedEnvVars"] == ["MISSIONCACHE_DASHBOARD_TOKEN"]
+        assert written["env"] == {"MISSIONCACHE_DASHBOARD_TOKEN": token}
+        assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+        install.uninstall()
+        assert settings.read_bytes() == b'{"theme": "dark"}\n'
     assert settings.read_bytes() == b'{"theme": "dark"}\n'
 
 

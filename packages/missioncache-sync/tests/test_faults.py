@@ -5,6 +5,7 @@ and one bare repository, through the built plugin's command line."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -86,7 +87,7 @@ def test_a_lock_left_by_a_killed_git_is_told_then_cleared(pair):
     a.turns("demo", "sa", A_TURNS)
     said = a.cli("sync").stdout
     assert "sync failed on this machine" in said, said
-    assert "last sync: ok" not in a.cli("sync", "status").stdout
+    assert not re.search(r"last sync[^\n]*: ok", a.cli("sync", "status").stdout)
     doctor = a.cli("doctor", ok=False).stdout
     assert "the last sync failed on this machine" in doctor, doctor
     old = time.time() - 60
@@ -94,7 +95,7 @@ def test_a_lock_left_by_a_killed_git_is_told_then_cleared(pair):
     said = a.cli("sync").stdout
     assert "pushed to the remote" in said, said
     assert not lock.exists()
-    assert "last sync: ok" in a.cli("sync", "status").stdout
+    assert re.search(r"last sync [^\n]*: ok", a.cli("sync", "status").stdout)
     b.cli("sync")
     assert b.time("demo").startswith("demo: 20m")
 
@@ -175,7 +176,7 @@ def test_a_sync_killed_after_a_conflicting_merge_never_commits_gits_markers(pair
     said = b.cli("sync").stdout
     text = b.file("demo").read_text()
     assert "<<<<<<< HEAD" not in text and "A's plan" in text and "B's plan" in text
-    assert "conflict in active/demo/demo-context.md" in said
+    assert f"conflict in {b.root / 'active' / 'demo' / 'demo-context.md'}:" in said
     a.cli("sync")
     assert "<<<<<<< HEAD" not in a.file("demo").read_text()
     assert "<<<<<<< version from" in a.file("demo").read_text()
