@@ -155,11 +155,25 @@ def main() -> None:
         from missioncache_context import format_when
         from missioncache_state.precompact_failure import record_failure
 
-        record_failure(
-            task.name, task.id, "; ".join(errors), ident.session_id, format_when(), diverted
-        )
+        try:
+            record_failure(
+                task.name, task.id, "; ".join(errors), ident.session_id, format_when(), diverted
+            )
+        except OSError:  # a read-only ~/.claude: no later SessionStart can tell it, so now
+            emit(f"{unrecorded_failure(task.name, errors[0])} {summariser_instruction(task.name)}")
+            return
     start_sync()
     emit(summariser_instruction(task.name))
+
+
+def unrecorded_failure(task_name: str, error: str) -> str:
+    """The one failure said on stdout: a snapshot that did not land and whose record could
+    not be written either would otherwise be told to nobody (on a manual /compact the
+    person reads this line; the summariser reads it too, and keeps the task all the same)."""
+    return (
+        f"MissionCache could not save a pre-compaction snapshot of {task_name} ({error});"
+        " run /missioncache:save after the compaction."
+    )
 
 
 def summariser_instruction(task_name: str) -> str:

@@ -176,6 +176,18 @@ def test_missing_context_file_records_an_error(compact, context_file, mc_env, mc
     assert not context_file.exists()  # never created
 
 
+def test_a_failure_with_nowhere_to_record_it_is_said_now(compact, context_file, mc_env):
+    """No context file, and its record cannot be written (a folder where the record goes
+    stands for a read-only ~/.claude, which root would still write): the next SessionStart
+    could not tell the person, so PreCompact's own line does, and the summariser still
+    keeps the task."""
+    context_file.unlink()
+    (mc_env.claude_dir / "hooks" / "state" / "precompact-error.json").mkdir(parents=True)
+    done = compact(trigger="manual")
+    assert done.stdout.startswith("MissionCache could not save a pre-compaction snapshot of")
+    assert "/missioncache:save" in done.stdout and done.stdout.endswith(INSTRUCTION)
+
+
 def test_non_utf8_context_file_is_left_untouched(compact, context_file, mc_env):
     original = b"# Ctx\n**Last Updated:** 2020-01-01 00:00\n\xff\xfe broken\n"
     context_file.write_bytes(original)
