@@ -9,7 +9,6 @@ does not answer costs the hook nothing. Where no team is set up this is one ``st
 from __future__ import annotations
 
 import os
-import sys
 
 from missioncache_team import paths
 
@@ -22,34 +21,12 @@ def start_auto(debounce: bool = True) -> bool:
     try:
         if not paths.is_set_up():
             return False
-        import time
+        from missioncache_hookio.spawn import start_debounced
 
-        stamp = paths.auto_stamp_path()
-        if debounce:
-            try:
-                if time.time() - os.stat(stamp).st_mtime < DEBOUNCE_SECONDS:
-                    return False
-            except OSError:
-                pass
-        with open(stamp, "a"):
-            pass
-        os.utime(stamp, None)
-        from missioncache_hookio.spawn import spawn_detached
-        from missioncache_state.locations import data_root
-
-        argv = [sys.executable, "-S", "-m", "missioncache_team", "auto"]
-        spawn_detached(argv, data_root(), _child_env())
-        return True
+        wait = DEBOUNCE_SECONDS if debounce else 0.0
+        return start_debounced(["missioncache_team", "auto"], paths.auto_stamp_path(), wait)
     except Exception:  # a hook never fails over the team; the next turn tries again
         return False
-
-
-def _child_env() -> dict:
-    env = dict(os.environ)
-    lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    existing = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = os.pathsep.join([lib] + ([existing] if existing else []))
-    return env
 
 
 def take_notice() -> str:
