@@ -25,23 +25,9 @@ MAX_TOLD = 50  # lines remembered as told, so a lasting state is told once
 
 def take() -> str:
     """The pending notice as one line (then gone), or ""."""
-    path = paths.notice_path()
-    claimed = f"{path}.{os.getpid()}.taken"
-    try:
-        os.rename(path, claimed)  # two sessions starting at once: one of them tells it
-    except OSError:
-        return ""
-    try:
-        with open(claimed, "rb") as handle:
-            raw = handle.read(MAX_NOTICE).decode("utf-8", "replace")
-    except OSError:
-        raw = ""
-    finally:
-        try:
-            os.unlink(claimed)
-        except OSError:
-            pass
-    return "; ".join(line.strip() for line in raw.splitlines() if line.strip())
+    from missioncache_state.notice_file import take_notice
+
+    return take_notice(paths.notice_path(), MAX_NOTICE)
 
 
 def _append(lines: list[str]) -> None:

@@ -56,20 +56,6 @@ def record(sent: int, waiting: int, error: str | None, tell: bool = True) -> boo
 
 def take() -> str:
     """The pending notice as one line (then gone), or ""; never raises."""
-    path = paths.notice_path()
-    claimed = f"{path}.{os.getpid()}.taken"
-    try:
-        os.rename(path, claimed)
-    except OSError:
-        return ""
-    try:
-        with open(claimed, "rb") as handle:
-            raw = handle.read(MAX_NOTICE).decode("utf-8", "replace")
-    except OSError:
-        raw = ""
-    finally:
-        try:
-            os.unlink(claimed)
-        except OSError:
-            pass
-    return "; ".join(line.strip() for line in raw.splitlines() if line.strip())
+    from missioncache_state.notice_file import take_notice
+
+    return take_notice(paths.notice_path(), MAX_NOTICE)
