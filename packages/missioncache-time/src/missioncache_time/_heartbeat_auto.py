@@ -117,5 +117,5 @@ def heartbeat_auto() -> int:
                 return 0
         except Exception as spool_error:
             error = spool_error
-        print(f"missioncache-db: heartbeat not recorded: {error}", file=sys.stderr)
+        print(f"missioncache: heartbeat not recorded: {error}", file=sys.stderr)
     return 0
