@@ -85,8 +85,14 @@ def test_the_server_bootstrap_tries_the_lib_variable_then_each_plugin_root(tmp_p
     assert bootstrap.candidates({"MISSIONCACHE_LIB": "relative/lib"}) == []
 
 
+# The one module besides those that adds a ``lib``: the status line's launcher lives in the
+# user's state, outside every plugin copy, and adds the lib of the newest copy it picks
+# (running that copy's script instead would compile it on every refresh: 0.15 ms).
+PICKS_A_COPY = {"packages/missioncache-statusline/src/missioncache_statusline/launcher.py"}
+
+
 def test_no_other_shipped_module_puts_lib_on_the_path():
-    allowed = {*CANON.ENTRY_SCRIPTS, *CANON.SERVER_BOOTSTRAPS}
+    allowed = {*CANON.ENTRY_SCRIPTS, *CANON.SERVER_BOOTSTRAPS, *PICKS_A_COPY}
     for path in _shipped():
         name = path.relative_to(ROOT).as_posix()
         try:

@@ -102,9 +102,7 @@ def main():
     root = newest_root()
     if root is None:
         return
-    entry = os.path.join(root, ENTRY)
-    with open(entry, "rb") as handle:  # its prologue puts that copy's lib on sys.path
-        exec(compile(handle.read(), entry, "exec"), {{"__file__": entry, "__name__": "entry"}})
+    sys.path.insert(0, os.path.join(root, "lib"))
     if not enabled(raw):
         return  # uninstalled or disabled: quiet, as docs/statusline.md says
     import io
