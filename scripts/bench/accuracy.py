@@ -128,8 +128,8 @@ class Replay:
 
 
 def _fail_loudly_on_stderr(script: str, event: Event, done: subprocess.CompletedProcess) -> None:
-    """Stop the benchmark when a hook crashed or failed. The hooks.json command
-    (hooks/run) always exits 0 and a hook turns any failure into a breadcrumb on stderr and exit 0, so the
+    """Stop the benchmark when a hook crashed or failed. The hooks.json command (hooks/run)
+    always exits 0 and a hook turns any failure into a breadcrumb on stderr, so the
     exit status says nothing: a crashed hook would only show as a wrong figure. In this
     replay every hook must be silent on stderr."""
     stderr = done.stderr.decode("utf-8", "replace").strip()
