@@ -252,3 +252,20 @@ def test_session_end_answers_empty_json_to_anything_and_needs_the_secret(dashboa
         "/api/hooks/session-end", _session_end(mc_task.repo), headers=stranger
     )
     assert status == 403 and dash.session_row(dashboard) is not None
+
+
+def test_a_session_of_another_machine_says_which(dashboard, mc_env, mc_task):
+    """Sessions synced from another machine (their heartbeats imported by sync) are listed
+    with that machine's name; this machine's own say none."""
+    import time
+
+    dashboard.post("/api/hooks/heartbeat", dash.prompt_payload(mc_task.repo))
+    with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+        conn.execute(
+            "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, prompt_id,"
+            " synced, machine) VALUES ('ab01', 1, 'x', ?, 'desk-session', 'p1', 1, 'desk')",
+            (time.time(),),
+        )
+    theirs = dash.session_row(dashboard, "desk-session")
+    assert theirs is not None and theirs["machine"] == "desk" and theirs["task"] == mc_task.name
+    assert dash.session_row(dashboard)["machine"] is None

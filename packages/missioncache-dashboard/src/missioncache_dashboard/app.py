@@ -135,6 +135,7 @@ class Dashboard:
                 "task": tasks.get(sid, (None, None))[1],
                 "turn_started": None,
                 "turn_running": False,
+                "machine": None,
             }
             row = dict(row, edit_count=0, last_prompt=None)
             live = self.live.sessions.get(sid)
