@@ -197,3 +197,38 @@ def test_http_hook_header_sources(tmp_path):
     finally:
         server.shutdown()  # type: ignore[attr-defined]
         server.server_close()  # type: ignore[attr-defined]
+
+
+def test_the_end_of_a_session_takes_its_live_row_out(tmp_path, mc_plugin):
+    """The wired SessionEnd http hook reaches the dashboard from the real CLI: a `-p` run
+    (SessionEnd reason "other") leaves no row "waiting for you" behind, although its
+    prompt reached the dashboard and its heartbeat stays in tasks.db."""
+    import sqlite3
+    import uuid
+
+    work = tmp_path / "work"
+    work.mkdir()
+    work = work.resolve()
+    env = make_cli_env(tmp_path)
+    create_task(mc_plugin, env, "demo-task", work)
+    session = str(uuid.uuid4())
+    with dash.serving(mc_plugin, env) as running:
+        command = dash.command(mc_plugin, "install", "--port", str(running.port))
+        subprocess.run(command, env=env.env, capture_output=True, timeout=60, check=True)
+        with FakeAnthropicAPI() as api:
+            api.enqueue("ok")
+            run_turn(
+                "hi",
+                session_id=session,
+                home=env.home,
+                cwd=work,
+                fake_api=api,
+                env_extra={"MISSIONCACHE_ROOT": str(env.data_root)},
+                timeout=120,
+            ).check()
+        with sqlite3.connect(env.data_root / "tasks.db") as conn:
+            seen = conn.execute(
+                "SELECT COUNT(*) FROM heartbeats WHERE session_id = ?", (session,)
+            ).fetchone()
+        assert seen[0] >= 1  # the session did reach tasks.db
+        assert dash.session_row(running, session) is None
