@@ -4,7 +4,7 @@
 Claude Code runs it with its status-line JSON on stdin and shows what it prints, e.g.
 ``◆ demo-task [3/7] · today 1h 12m · 4 edits · saved 13:05``. A session without a
 MissionCache task prints nothing; any failure prints nothing (or the last good line) and
-exits 0, so the user's screen never breaks. Installed by ``missioncache-db statusline
+exits 0, so the user's screen never breaks. Installed by ``missioncache statusline
 install`` (or ``/missioncache:statusline``), which points settings.json at a small
 launcher that finds the newest installed copy of this file. See docs/statusline.md.
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
-# Bundled libraries (no pip install step).
-_BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib")
-if os.path.isdir(_BUNDLED) and _BUNDLED not in sys.path:
-    sys.path.insert(0, _BUNDLED)
+_SCRIPT = os.path.realpath(__file__)
+_LIB = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
+if os.path.isdir(_LIB) and _LIB not in sys.path:
+    sys.path.insert(0, _LIB)
 
 
 def _run() -> int:

@@ -1,4 +1,4 @@
-"""``missioncache-db prices``: the price table costs are computed from (docs/cost.md)."""
+"""``missioncache prices``: the price table costs are computed from (docs/cost.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.Argumen
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
-    from missioncache_db.prices import price_lines
+    from missioncache_cost import price_lines
 
     print("\n".join(price_lines()))
     return 0

@@ -10,10 +10,11 @@ import os
 import sqlite3
 from typing import NamedTuple
 
-from missioncache_db.db import TaskDB
-from missioncache_db.health import is_broken, plain_reason
-from missioncache_db.model import Task
+from missioncache_db._db import TaskDB
+from missioncache_db._health import is_broken, plain_reason
+from missioncache_db._model import Task
 from missioncache_state import locations
+from missioncache_state.words import plural, verb
 
 DOCTOR_BUSY_TIMEOUT = 10.0
 
@@ -58,7 +59,9 @@ def check_database(launcher: str) -> tuple[TaskDB | None, list[Finding]]:
                 _move_aside_fix(path, launcher),
             )
         ]
-    return db, [Finding("ok", "database", f"{path}: {count} task(s), readable and consistent")]
+    return db, [
+        Finding("ok", "database", f"{path}: {plural(count, 'task')}, readable and consistent")
+    ]
 
 
 def _database_problem(path: str, error: sqlite3.Error, launcher: str) -> Finding:
@@ -87,7 +90,7 @@ def _move_aside_fix(path: str, launcher: str) -> str:
 
 def folder_problem(task: Task, launcher: str) -> Finding | None:
     """A task whose folder or files are gone, with the ways out."""
-    from missioncache_db.tasks import folder_gone, folder_ways_out
+    from missioncache_db._tasks import folder_gone, folder_ways_out
 
     name = task.full_path.split("/", 1)[-1]
     if not os.path.isdir(task.directory_path):
@@ -115,7 +118,14 @@ def check_task_folders(db: TaskDB | None, launcher: str) -> list[Finding]:
     found = [f for f in (folder_problem(task, launcher) for task in open_tasks) if f]
     if found:
         return found
-    return [Finding("ok", "task folder", f"all {len(open_tasks)} open task(s) have their files")]
+    return [
+        Finding(
+            "ok",
+            "task folder",
+            f"{plural(len(open_tasks), 'open task')}"
+            f" {verb(len(open_tasks), 'has its', 'have their')} files",
+        )
+    ]
 
 
 def _missing_paths(command: str) -> list[str]:

@@ -1,10 +1,10 @@
 """What a report says, read from tasks.db: per task and per day, for one period.
 
-Every figure comes from ``TaskDB.time_split`` (time from turns: Claude's inside them,
-yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
+Every figure comes from ``missioncache_time.time_split`` (time from turns: Claude's inside them,
+yours in the gaps; docs/time.md), so a report and ``missioncache time`` agree. Days
 are local calendar days: a day's figure is the time that fell within it, so the days of a
 period add up to its total. Work sessions (runs of prompts within the idle timeout) count
-on the day they started. Compaction counts come from ``missioncache_db.compactions``.
+on the day they started. Compaction counts come from ``missioncache_db._compactions``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from missioncache_time import time_split
+
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
-    from missioncache_db.turns import TimeSplit
+    from missioncache_time import TimeSplit
 
 PERIODS = ("today", "week", "month", "all")
 # "week" is a rolling window, not Monday to Sunday: every report says so in its title.
@@ -44,6 +46,7 @@ class TaskRow:
     total_items: int = 0
     last_activity: str | None = None
     fork_of: str | None = None  # the parent's name: this row's time is inside the parent's
+    jira_key: str | None = None  # the client's reference the task carries (create-task --jira)
     tokens: dict = field(default_factory=dict)  # input, output, cache_write, cache_read
     cost_usd: float | None = None  # None: a model without a known price (docs/cost.md)
     unknown_models: list = field(default_factory=list)
@@ -85,9 +88,9 @@ class Report:
 
 
 def period_start(period: str, now: float) -> float | None:
-    """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
+    """Epoch where ``period`` starts, exactly as ``missioncache time`` counts it (today;
     week = today and the 6 days before; month = today and the 29 days before; all: None)."""
-    from missioncache_db.sessions import period_start as db_period_start
+    from missioncache_time import period_start as db_period_start
 
     if period not in PERIODS:
         raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
@@ -118,6 +121,7 @@ def collect(
     for item in tasks:
         row, days = _task_rows(db, item, since, period, now)
         row.fork_of = keys.get(item.fork_of) if item.fork_of is not None else None
+        row.jira_key = item.jira_key
         if row.seconds or row.sessions or any(row.tokens.values()) or item is task:
             report.tasks.append(row)
             report.days.extend(days)
@@ -156,7 +160,7 @@ def shown_name(task: Task) -> str:
 
 def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: float) -> tuple:
     row = TaskRow(task.id, shown_name(task), task.status)
-    found = db.time_split(task.id, period, now)
+    found = time_split(db, task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
     row.waiting = found.waiting
     family = [task.id, *(fork.id for fork in db.forks_of(task.id))]
@@ -183,7 +187,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
                 days[-1].tokens = dict.fromkeys(("input", "output", "cache_write", "cache_read"), 0)
                 days[-1].cost_usd = 0.0
     _add_rounding(days, found)
-    from missioncache_db.usage import Tokens
+    from missioncache_cost import Tokens
 
     whole = Tokens()  # the days' sums: every message lies in exactly one day
     for day_tokens in usage.values():
@@ -198,8 +202,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
 
 def _usage_per_day(db: TaskDB, task_ids: list[int], since: float | None) -> dict:
     """The tasks' tokens and cost by the local day each message was written."""
-    from missioncache_db.prices import load_prices
-    from missioncache_db.usage import Tokens, task_rows
+    from missioncache_cost import Tokens, load_prices, task_rows
 
     prices = load_prices()
     out: dict[str, Tokens] = {}
@@ -212,7 +215,7 @@ def _usage_per_day(db: TaskDB, task_ids: list[int], since: float | None) -> dict
 def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
     """Each day is rounded to whole seconds on its own, the period once, so the days can
     miss the total by a second or two; the difference goes to the day with the most of
-    that figure, and the days add up to what ``missioncache-db time`` says, exactly."""
+    that figure, and the days add up to what ``missioncache time`` says, exactly."""
     if not days:
         return
     for name, whole in (("claude", found.claude), ("you", found.you)):
@@ -290,7 +293,7 @@ def _first_prompt(db: TaskDB, task_id: int, day: str) -> str:
 
 def _day_bounds(day: str) -> tuple[float, float]:
     """``[local midnight, next local midnight)`` of a ``YYYY-MM-DD`` day (DST-safe)."""
-    from missioncache_db.timefmt import local_midnight_epoch
+    from missioncache_db import local_midnight_epoch
 
     year, month, mday = (int(part) for part in day.split("-"))
     noon = time.mktime((year, month, mday, 12, 0, 0, 0, 0, -1))  # DST-safe anchor
@@ -301,14 +304,14 @@ def _day_splits(db: TaskDB, task_id: int, days: list[str], now: float) -> list:
     """The task's time within each local day: the turns and gaps are cut once from all
     the events, then clipped to each day (``sessions.day_splits``), so a day's figure
     never depends on what happened the next morning, and the days add up to the period."""
-    from missioncache_db.sessions import day_splits
+    from missioncache_time import day_splits
 
     return day_splits(db.conn, task_id, [_day_bounds(day) for day in days], now)
 
 
 def compactions(task: Task, since: float | None) -> int | None:
     """Compactions in the period; None when the records cannot be read (shown as -)."""
-    from missioncache_db.compactions import compaction_count
+    from missioncache_db import compaction_count
 
     try:
         return int(compaction_count(task, since_epoch=since))

@@ -2,10 +2,10 @@
 compaction records and the earlier versions beside them.
 
 Every figure comes from the same functions the command line and the report use
-(``TaskDB.time_split``, ``missioncache_report.data``), so the dashboard and ``missioncache
-report`` never disagree. A task's files are reached through its database row only (its id
-from the URL picks the row; the row's checked ``full_path`` gives the folder): nothing in a
-request ever becomes a path.
+(``missioncache_time.time_split``, ``missioncache_report.data``), so the dashboard and
+``missioncache report`` never disagree. A task's files are reached through its database row
+only (its id from the URL picks the row; the row's checked ``full_path`` gives the folder):
+nothing in a request ever becomes a path.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import time
 from typing import TYPE_CHECKING, Any
+
+from missioncache_time import time_split
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
@@ -25,12 +27,29 @@ COMPACTIONS_SHOWN = 20
 
 
 def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
-    found = db.time_split(task.id, period, now)
-    return {"total": found.total, "claude": found.claude, "you": found.you}
+    from missioncache_time import part_texts
+
+    found = time_split(db, task.id, period, now)
+    claude, you = part_texts(found.total, found.claude, found.you)  # as `time` writes them
+    return {
+        "total": found.total,
+        "claude": found.claude,
+        "you": found.you,
+        "shown": {"claude": claude, "you": you},
+    }
+
+
+def _cost(db: TaskDB, task: Task) -> float | None:
+    """All-time dollars of the task's messages, a parent's with its forks' (a message
+    belongs to one task, docs/forks.md); None when a model has no known price."""
+    from missioncache_cost import task_tokens
+
+    return task_tokens(db.conn, task.id).cost
 
 
 def task_summary(db: TaskDB, task: Task, now: float) -> dict:
-    """One row of the task list: status, progress, time per period, last worked."""
+    """One row of the task list: status, progress, time per period (a parent's the union
+    with its forks'), cost, last worked; ``fork_of`` names the task a fork branched from."""
     from missioncache_report.data import last_activity, progress, shown_name
 
     done, total = progress(task)
@@ -40,22 +59,37 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
         "shown_name": shown_name(task),
         "status": task.status,
         "parent_id": task.parent_id,
+        "fork_of": task.fork_of,
+        "cost": _cost(db, task),
         "jira_key": task.jira_key,
         "done": done,
         "total": total,
         "time": {period: _split(db, task, period, now) for period in PERIODS},
         "last_worked": last_activity(db, task),
+        "billing": _billing(db, task, now),
     }
 
 
+def _billing(db: TaskDB, task: Task, now: float) -> dict | None:
+    """The task's client and its billable hours and amount this calendar month
+    (docs/billing.md); None when it has no client, or billing cannot be read."""
+    try:
+        from missioncache_billing.compute import month_billing
+
+        return month_billing(db, task, now)
+    except (ImportError, OSError, ValueError):
+        return None
+
+
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
-    """Every task, parents before their forks (subtasks), each group newest work first."""
+    """Every task, each parent before its forks and subtasks, each group newest work first."""
     now = time.time() if now is None else now
     rows = [task_summary(db, task, now) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
     for row in rows:
-        parent = row["parent_id"] if row["parent_id"] in ids else None
+        above = row["fork_of"] if row["fork_of"] is not None else row["parent_id"]
+        parent = above if above in ids else None
         by_parent.setdefault(parent, []).append(row)
     ordered: list[dict] = []
 
@@ -93,9 +127,11 @@ def day_chart(db: TaskDB, period: str, now: float | None = None) -> dict:
     for row in report.days:
         if row.day in days and row.seconds:
             days[row.day][row.task] = row.seconds
+    drawn = {name for tasks in days.values() for name in tasks}
     return {
         "period": period,
-        "tasks": [t.name for t in report.tasks],
+        # only tasks a bar is drawn for: a fork's time is in its parent's days
+        "tasks": [t.name for t in report.tasks if t.name in drawn],
         "days": [{"day": day, "tasks": tasks} for day, tasks in days.items()],
     }
 
@@ -124,7 +160,7 @@ def _checklist(task: Task) -> list[dict]:
 
 
 def _compactions(task: Task) -> list[dict]:
-    from missioncache_db.compactions import recent_compactions
+    from missioncache_db import recent_compactions
 
     return [
         {"when": c.when, "trigger": c.trigger, "session_id": c.session_id, "summary": c.summary}
@@ -156,13 +192,27 @@ def _history(task: Task) -> list[dict]:
 
 
 def _work_sessions(db: TaskDB, task: Task) -> list[dict]:
+    """The task's work sessions, newest first. A work session is a span of activity, not a
+    Claude Code session: it may hold several of them (each /exit and restart), so each row
+    names every Claude Code session with a prompt in its span."""
     rows = db.conn.execute(
-        "SELECT session_id, start_time, end_time, duration_seconds, heartbeat_count "
+        "SELECT session_id, start_time, end_time, duration_seconds, heartbeat_count, "
+        "start_epoch, end_epoch "
         "FROM sessions WHERE task_id = ? ORDER BY start_epoch DESC, id DESC LIMIT ?",
         (task.id, WORK_SESSIONS_SHOWN),
     )
     keys = ("session_id", "start", "end", "seconds", "prompts")
-    return [dict(zip(keys, row)) for row in rows]
+    found = []
+    for row in rows.fetchall():
+        item = dict(zip(keys, row[:5]))
+        ids = db.conn.execute(
+            "SELECT session_id FROM heartbeats WHERE task_id = ? AND session_id IS NOT NULL"
+            " AND epoch BETWEEN ? AND ? GROUP BY session_id ORDER BY MIN(epoch)",
+            (task.id, row[5], row[6]),
+        ).fetchall()
+        item["claude_sessions"] = [i[0] for i in ids] or ([row[0]] if row[0] else [])
+        found.append(item)
+    return found
 
 
 def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | None:
@@ -182,17 +232,22 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
         compactions=_compactions(task),
         history=_history(task),
         sessions=_work_sessions(db, task),
-        forks=[t.name for t in db.list_tasks() if t.parent_id == task.id],
+        forks=[
+            {"id": t.id, "name": t.name, "status": t.status}
+            for t in db.list_tasks()
+            if task.id in (t.fork_of, t.parent_id)
+        ],
     )
     return detail
 
 
 def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
     """Claude sessions with a prompt in the last hours, from the heartbeats the command
-    hook records: the task, when the last prompt started, and whether its turn ended."""
+    hook records and sync brings from other machines: the task, when the last prompt
+    started, whether its turn ended, and which other machine it runs on."""
     now = time.time() if now is None else now
     rows = db.conn.execute(
-        "SELECT h.session_id, h.task_id, t.name, h.epoch, h.prompt_id, h.context, "
+        "SELECT h.session_id, h.task_id, t.name, h.epoch, h.prompt_id, h.machine, "
         "EXISTS (SELECT 1 FROM turn_ends e WHERE e.session_id = h.session_id "
         "        AND e.prompt_id = h.prompt_id) "
         "FROM heartbeats h JOIN tasks t ON t.id = h.task_id "
@@ -200,7 +255,7 @@ def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
         (now - RECENT_SESSIONS_SECONDS,),
     )
     found: dict[str, dict] = {}
-    for session_id, task_id, name, epoch, prompt_id, _context, ended in rows:
+    for session_id, task_id, name, epoch, prompt_id, machine, ended in rows:
         found[session_id] = {
             "session_id": session_id,
             "task_id": task_id,
@@ -208,6 +263,8 @@ def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
             "turn_started": epoch,
             # No prompt id (an older hook): the turn's end cannot be matched; say waiting.
             "turn_running": bool(prompt_id) and not ended,
+            # Synced from another machine: its name (None: a session of this machine).
+            "machine": machine,
         }
     return found
 
