@@ -91,3 +91,12 @@ def test_ci_run_sources_the_machinery_and_tests_both_promised_interpreters():
     assert "for version in 3.9 3.13; do" in text and "hook_side_tests_under" in text
     assert text.rstrip().endswith('summary\nexit "$failed"')
     assert "WARNING" not in text and "set -e" not in text  # no warn-and-pass, no early exit
+
+
+def test_the_ci_script_parses():
+    """A lost brace in .ci/run (a merge) fails every CI run before its first stage; bash
+    says so here in a second, without running anything."""
+    done = subprocess.run(
+        ["bash", "-n", str(ROOT / ".ci" / "run")], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
