@@ -118,6 +118,9 @@ def cmd_time(args: argparse.Namespace) -> int:
             db.process_heartbeats()  # report current totals when the lock allows
         except sqlite3.OperationalError:
             pass
+        from missioncache_db.rollup import refresh as refresh_days
+
+        refresh_days(db.conn)  # the day summaries the figures are read from
         split = db.time_split(task.id, args.period)
         forks = [
             (fork.name, db.time_split(fork.id, args.period), db.task_tokens(fork.id, args.period))

@@ -51,6 +51,9 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
     """Every task, parents before their forks (subtasks), each group newest work first."""
     now = time.time() if now is None else now
+    from missioncache_db.rollup import refresh
+
+    refresh(db.conn, now)  # the day summaries; nothing to do on most live updates
     rows = [task_summary(db, task, now) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
@@ -173,6 +176,9 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
     if task is None:
         return None
     now = time.time() if now is None else now
+    from missioncache_db.rollup import refresh
+
+    refresh(db.conn, now)
     context = _read_text(task.context_path)
     detail = task_summary(db, task, now)
     detail.update(

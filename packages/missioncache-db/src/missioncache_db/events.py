@@ -369,6 +369,10 @@ def import_events(
         )
     for task_id in state.closed:
         unbind_task(task_id)
+    if state.count:
+        from missioncache_db.rollup import refresh
+
+        refresh(conn, existing=True)  # the days the imported events touched
     return state.count
 
 

@@ -60,6 +60,9 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
         from missioncache_db.sessions import process_heartbeats
 
         process_heartbeats(conn, fresh + ".spool")
+        from missioncache_db.rollup import rebuild as rebuild_rollup
+
+        rebuild_rollup(conn)  # the day summaries, exactly from the events just imported
         tasks = int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

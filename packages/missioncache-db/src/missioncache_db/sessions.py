@@ -36,6 +36,7 @@ _PERIOD_DAYS = {"today": 0, "week": 6, "month": 29}
 # never expected to run for more than two days.
 _PERIOD_MARGIN = 2 * 86400
 _FLUSH = 500
+_ROLLUP_BUDGET = 100  # task-days a fold recomputes at most; more waits for a reader
 
 _INSERT_SESSION = (
     "INSERT INTO sessions(id, task_id, session_id, start_time, end_time, duration_seconds, "
@@ -95,6 +96,9 @@ def process_heartbeats(conn: sqlite3.Connection, spool_dir: str, now: float | No
             "WHERE closed = 0 AND end_epoch < ?",
             (tail, now - idle),
         )
+        from missioncache_db.rollup import refresh
+
+        refresh(conn, now, budget=_ROLLUP_BUDGET, existing=True)  # the days it sealed, if few
     spool.remove(claimed)
     return total
 
@@ -176,6 +180,11 @@ def time_split(
     from missioncache_db.forks import family_ids
 
     family = family_ids(conn, task_id)
+    from missioncache_db.daily import window_split
+
+    cached = window_split(conn, task_id, family, since, idle, float(tail), now)
+    if cached is not None:  # sealed days from their summaries (docs/time.md)
+        return cached
     if len(family) > 1:  # a parent with forks: the union of the family's time
         waits = waiting_seconds(conn, family, since, now)
         return family_split(conn, family, since, idle, float(tail), now).less_waiting(waits)

@@ -144,6 +144,9 @@ def assign_tasks(conn: sqlite3.Connection) -> int:
     return len(updates) + len(wait_updates)
 
 
+WAIT_LIMIT = 2 * 86400  # seconds: the longest wait assumed, as the longest turn
+
+
 def waiting_seconds(
     conn: sqlite3.Connection, task_ids: list[int], since: float | None, until: float
 ) -> float:
@@ -153,10 +156,10 @@ def waiting_seconds(
     or machines) rate-limited in the same minute wait one minute, not two."""
     low = -math.inf if since is None else since
     marks = ",".join("?" * len(task_ids))
-    rows = conn.execute(
+    rows = conn.execute(  # a wait is assumed to last less than WAIT_LIMIT
         f"SELECT epoch, epoch + seconds FROM waits WHERE task_id IN ({marks}) AND epoch < ?"
-        " ORDER BY epoch",
-        (*task_ids, until),
+        " AND epoch >= ? ORDER BY epoch",
+        (*task_ids, until, low - WAIT_LIMIT),
     ).fetchall()
     total, reached = 0.0, low
     for start, end in rows:
@@ -272,12 +275,19 @@ def task_tokens(
     """The tokens and cost of a task's messages from ``since`` on (all when None). A
     parent's hold its forks', as its time does (docs/forks.md): ``time``, the status line
     and the report name one figure."""
+    import time
+
+    from missioncache_db.daily import window_tokens
     from missioncache_db.forks import family_ids
     from missioncache_db.prices import load_prices
 
+    table = prices or load_prices()
+    cached = window_tokens(conn, task_id, since, table, time.time())
+    if cached is not None:  # sealed days from their summaries (docs/time.md)
+        return cached
     family = family_ids(conn, task_id)
     rows = [row for member in family for row in task_rows(conn, member, since)]
-    return summed(rows, prices or load_prices())
+    return summed(rows, table)
 
 
 def per_turn(rows: list[tuple], prices: PriceTable) -> dict[str | None, Tokens]:
