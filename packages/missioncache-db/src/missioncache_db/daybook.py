@@ -212,8 +212,8 @@ def _day_facts(
     for member in family:
         for (start,) in conn.execute(
             "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch >= ?"
-            " AND start_epoch < ?",
-            (member, lo, hi),
+            " AND start_epoch < ? AND end_epoch >= ?",  # end_epoch: the indexed column
+            (member, lo, hi, lo),
         ):
             sessions[day(start)] = sessions.get(day(start), 0) + 1
         for row in task_rows(conn, member, lo, hi):

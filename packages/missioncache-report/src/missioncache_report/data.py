@@ -244,9 +244,9 @@ def _sessions_per_day(db: TaskDB, task_id: int, since: float | None) -> dict:
     """Work sessions (runs of prompts within the idle timeout) by the day they started."""
     sql = "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch IS NOT NULL"
     params: tuple = (task_id,)
-    if since is not None:
-        sql += " AND start_epoch >= ?"
-        params += (since,)
+    if since is not None:  # end_epoch: the indexed column, and a session ends after it starts
+        sql += " AND start_epoch >= ? AND end_epoch >= ?"
+        params += (since, since)
     counts: dict = {}
     for (start,) in db.conn.execute(sql, params):
         counts[_day(start)] = counts.get(_day(start), 0) + 1
