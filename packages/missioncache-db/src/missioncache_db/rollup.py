@@ -227,7 +227,10 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
             plan[task_id] = [(None, sealed)]
     else:
         sealed = max(sealed, old)
-        for task_id, lo, hi in conn.execute("SELECT task_id, lo, hi FROM rollup_dirty"):
+        marks = conn.execute("SELECT task_id, lo, hi FROM rollup_dirty").fetchall()
+        if not marks and sealed == old:
+            return True  # up to date: nothing written (a fold in every SessionStart)
+        for task_id, lo, hi in marks:
             if task_id not in tasks:
                 continue
             if lo is None or hi is None:
