@@ -233,9 +233,8 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
         for task_id, lo, hi in marks:
             if task_id not in tasks:
                 continue
-            if lo is None or hi is None:
-                window = (None, old)
-            else:
+            window: tuple[float | None, float] = (None, old)  # a whole task
+            if lo is not None and hi is not None:
                 window = (daybook.day_start(lo - span), min(old, daybook.next_day(hi + span)))
             for member in {task_id, tasks[task_id]} - {None}:
                 plan.setdefault(member, []).append(window)
