@@ -31,7 +31,7 @@ from missioncache_db.schema import write_transaction
 from missioncache_state.sqlite import sqlite3
 
 MARGIN = 2 * 86400  # the longest turn assumed (docs/time.md, Periods)
-VERSION = 1  # of the tables and triggers below: another one creates them again
+VERSION = 2  # of the tables and triggers below: another one creates them again
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS day_rollup (
@@ -83,7 +83,22 @@ def _turn_end(event: str, row: str) -> str:
     )
 
 
+def _previous(event: str, row: str) -> str:
+    """A prompt changes how the turn before it in its session ends (the assumed tail or
+    the idle timeout after background work; a failed turn runs to a notification), at any
+    distance: the span from that turn's start to the prompt, when the turn is sealed."""
+    return (
+        f"CREATE TRIGGER IF NOT EXISTS rollup_heartbeats_{event.lower()}_previous "
+        f"AFTER {event} ON heartbeats BEGIN INSERT INTO rollup_dirty SELECT task_id, epoch, "
+        f"{row}.epoch FROM (SELECT p.task_id, p.epoch FROM heartbeats p "
+        f"WHERE p.session_id IS {row}.session_id AND p.epoch < {row}.epoch "
+        f"ORDER BY p.epoch DESC LIMIT 1) WHERE epoch < {_HORIZON}; END"
+    )
+
+
 _TRIGGERS = (
+    _previous("INSERT", "NEW"),
+    _previous("DELETE", "OLD"),
     _marks("heartbeats", "INSERT", "NEW", "epoch", "NEW.epoch"),
     _marks("heartbeats", "DELETE", "OLD", "epoch", "OLD.epoch"),
     _marks("usage", "INSERT", "NEW", "epoch", "NEW.epoch"),
