@@ -289,8 +289,21 @@ def _hooks(bench: Bench, home: Home) -> dict:
         home.new_turn(turn[0])
         return _pair(home).seconds  # both hooks started together, as Claude Code does
 
-    cases = {
-        "floor": lambda: home.floor().seconds,
+    def as_built(plugin: Path, hooks: dict, job):
+        """``job`` with the commands and plugin root of one build (``--baseline``: the
+        other build's hooks on the same history, in the same rounds)."""
+
+        def case() -> float:
+            saved_root, saved_hooks = home.env["CLAUDE_PLUGIN_ROOT"], bench.hooks
+            home.env["CLAUDE_PLUGIN_ROOT"], bench.hooks = str(plugin), hooks
+            try:
+                return float(job())
+            finally:
+                home.env["CLAUDE_PLUGIN_ROOT"], bench.hooks = saved_root, saved_hooks
+
+        return case
+
+    jobs = {
         "SessionStart": lambda: (
             home.run_hook("session_start.py", home.payload("SessionStart")).seconds
         ),
@@ -299,6 +312,13 @@ def _hooks(bench: Bench, home: Home) -> dict:
         "Stop": lambda: home.run_hook("stop.py", home.payload("Stop")).seconds,
         "status line": lambda: home.run(command, line).seconds,
     }
+    cases = {"floor": lambda: home.floor().seconds, **jobs}
+    if bench.baseline is not None:
+        for name, job in jobs.items():
+            if name != "status line":  # installed from this build only
+                cases[f"{name} (baseline)"] = as_built(
+                    bench.baseline.plugin, bench.baseline.hooks, job
+                )
     samples = interleaved(bench, cases)
     floor = _median(samples.pop("floor"))
     return {name: round(_median(values) / floor, 2) for name, values in samples.items()}
