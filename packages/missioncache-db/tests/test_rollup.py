@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from missioncache_db import TaskDB, daily, rollup
@@ -96,7 +96,6 @@ def tokens_of_rows(conn, family, since=None):
 # mc_roots once for every example: each draws a database and task names of its own.
 @settings(
     max_examples=150,
-    phases=[Phase.generate],
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(prompts, messages, waits, st.integers(0, BATCHES), st.integers(0, BATCHES))
