@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import time
 
-from missioncache_db import daybook
 from missioncache_db.schema import write_transaction
 from missioncache_state.sqlite import sqlite3
 
@@ -211,13 +210,17 @@ def rebuild(conn: sqlite3.Connection, now: float | None = None) -> None:
 
 
 def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
-    from missioncache_db.prices import load_prices
     from missioncache_db.sessions import read_config
 
     idle, tail = read_config(conn)
     span = reach(idle, float(tail))
-    prices = load_prices()
     meta = _meta(conn)
+    if budget is not None and _settled(conn, meta, idle, float(tail), now - span):
+        return True  # a fold with nothing to do: no price table read, nothing written
+    from missioncache_db import daybook
+    from missioncache_db.prices import load_prices
+
+    prices = load_prices()
     if meta.get("version") != VERSION:
         for statement in _SCHEMA + _TRIGGERS:
             conn.execute(statement)
@@ -244,7 +247,7 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
         sealed = max(sealed, old)
         marks = conn.execute("SELECT task_id, lo, hi FROM rollup_dirty").fetchall()
         if not marks and sealed == old:
-            return True  # up to date: nothing written (a fold in every SessionStart)
+            return True  # up to date: nothing written
         for task_id, lo, hi in marks:
             if task_id not in tasks:
                 continue
@@ -267,6 +270,22 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
     wanted.update(sealed=sealed, horizon=sealed + span, made=float(now))
     conn.executemany("INSERT OR REPLACE INTO rollup_meta VALUES (?, ?)", wanted.items())
     return True
+
+
+def _settled(conn: sqlite3.Connection, meta: dict, idle: float, tail: float, moment: float) -> bool:
+    """Whether the summaries are up to date for a fold: the same settings, no mark, and
+    no day to seal (the day holding ``moment`` starts at the seal). Prices are left to
+    the readers, which check them on every read."""
+    from missioncache_db.timefmt import local_midnight_epoch
+
+    old = meta.get("sealed")
+    if (meta.get("version"), meta.get("idle"), meta.get("tail")) != (VERSION, idle, tail):
+        return False
+    if not isinstance(old, float) or meta.get("zone") != zone():
+        return False
+    if local_midnight_epoch(0, moment) > old:
+        return False
+    return conn.execute("SELECT 1 FROM rollup_dirty LIMIT 1").fetchone() is None
 
 
 def _merged(windows: list) -> list:
