@@ -8,7 +8,7 @@ fail a build. Parts (``--parts``, comma-separated, default all but ``history``):
 - ``instructions``: instructions each hook executes (valgrind's callgrind), beside the floor
 - ``contention``: heartbeats from 1/4/16 sessions while another process holds the lock
 - ``transcripts``: Stop and PreCompact against transcript size (10 KB .. 500 MB)
-- ``heartbeats``: process_heartbeats against 10k/100k/1M heartbeats (time, peak memory)
+- ``heartbeats``: process_pending against 10k/100k/1M heartbeats (time, peak memory)
 - ``sessionstart``: SessionStart against 10/1,000/10,000 tasks and repositories
 - ``bigfiles``: the prompt and SessionStart hooks against tasks/context file size
 - ``statusline``: the status line command as Claude Code runs it, beside the floor

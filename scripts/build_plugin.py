@@ -28,7 +28,10 @@ HAND_WRITTEN = REPO / "plugin-src"
 # time, bundled as plugin/lib/<module>/.
 LIBRARIES = {
     "missioncache-state": "missioncache_state",
+    "missioncache-spool": "missioncache_spool",
     "missioncache-db": "missioncache_db",
+    "missioncache-cost": "missioncache_cost",
+    "missioncache-time": "missioncache_time",
     "missioncache-transcript": "missioncache_transcript",
     "missioncache-context": "missioncache_context",
     "missioncache-hookio": "missioncache_hookio",

@@ -28,7 +28,6 @@ TESTING_DOC = ROOT / "docs" / "testing.md"
 SHARED_NAMES = {
     "mc_hook_script": "the harness's mc_hook asks each hook package which script it runs",
     "mc_sources": "the harness's mc_bare asks each package which sources it finds",
-    "db": "a TaskDB opened in-process: the harness imports none of the product",
     "cli": "each package's own `python -S -m <its module>`",
 }
 # Conftests under packages/ allowed helper functions beside their fixtures, and why.

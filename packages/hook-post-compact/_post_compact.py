@@ -2,7 +2,7 @@
 of the session with the task, so tomorrow's session and ``/missioncache:load`` see it.
 
 Claude Code passes ``compact_summary``, the model's raw reply (``<analysis>`` included);
-``missioncache_db.compactions`` keeps its ``<summary>`` part as one bounded record in the
+``missioncache_db._compactions`` keeps its ``<summary>`` part as one bounded record in the
 task's folder under the data root. It finds the task from the session binding, reading
 tasks.db only when that does not answer, and never writes tasks.db, so a busy database
 costs nothing but a short wait.

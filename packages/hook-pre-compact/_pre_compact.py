@@ -130,6 +130,7 @@ def main() -> None:
     trigger = text_field(payload, "trigger")
     trigger = trigger if trigger in TRIGGERS else "unknown"
     from missioncache_db import open_if_set_up
+    from missioncache_time import process_pending
 
     db = open_if_set_up(BUSY_TIMEOUT)
     if db is None:
@@ -146,7 +147,7 @@ def main() -> None:
             diverted = saved is not None
             errors.append(f"context file: {describe(error)}")
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except Exception as error:  # sqlite3.OperationalError past the busy timeout
             errors.append(f"heartbeats: {describe(error)}")
     if errors and (saved is None or diverted):  # heartbeats alone wait in the spool: no loss

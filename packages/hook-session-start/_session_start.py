@@ -24,8 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from missioncache_db import Task, TaskDB
-    from missioncache_db.compactions import Compaction
+    from missioncache_db import Compaction, Task, TaskDB
     from missioncache_hookio.budget import Part
     from missioncache_hookio.payload import Identity
     from missioncache_state.ids import SessionId
@@ -233,7 +232,7 @@ def fork_parts(task: Task, parent: Task, unseen: float | None = None) -> list[Pa
     if unseen is not None:
         return [*parts, Part("parent note", parent_updated_note(parent, unseen), PRIORITY_NOTE)]
     if not os.path.isdir(parent.directory_path):
-        from missioncache_db.tasks import folder_gone
+        from missioncache_db import folder_gone
 
         gone = folder_gone(parent)
         note = f"Note: the shared layer cannot be read: the parent {parent.key}'s {gone}."
@@ -279,7 +278,7 @@ def folder_gone_note(task: Task) -> str:
     say so, with the ways out, to the human and to Claude."""
     if os.path.isdir(task.directory_path):
         return ""
-    from missioncache_db.tasks import folder_gone
+    from missioncache_db import folder_gone
 
     name = task.full_path.split("/", 1)[-1]
     return (
@@ -291,7 +290,7 @@ def folder_gone_note(task: Task) -> str:
 def set_aside_note() -> str:
     """Spool records the last ingest could not read and set aside (quarantined), told to
     the human once each: otherwise time they stood for would vanish without a word."""
-    from missioncache_db.spool import quarantine_dir, take_unreported
+    from missioncache_spool import quarantine_dir, take_unreported
     from missioncache_state.locations import heartbeat_spool_dir
 
     spool_dir = heartbeat_spool_dir()
@@ -305,23 +304,23 @@ def set_aside_note() -> str:
 
 
 def report(task: Task, db: TaskDB, ident: Identity, source: str | None) -> None:
-    from missioncache_db import format_duration, format_split
     from missioncache_hookio.budget import Part, fit
     from missioncache_hookio.output import emit_json, hook_json
+    from missioncache_time import format_duration, format_split, process_pending, time_split
 
     try:
-        db.process_heartbeats()  # current totals when the lock allows
+        process_pending(db)  # current totals when the lock allows
     except Exception:
         pass
     # Total, Claude's and yours (docs/time.md); the summary it keeps spares the next
-    # start re-reading the whole history (missioncache_db.summary).
-    split = db.time_split(task.id, keep_summary=True)
+    # start re-reading the whole history (missioncache_time._summary).
+    split = time_split(db, task.id, keep_summary=True)
     parent = db.parent_of(task)
     forks = db.forks_of(task.id, open_only=True) if parent is None else []
     unseen = unseen_change(ident.session_id, parent, source) if parent is not None else None
     parts = context_parts(task, format_split(split), ident, source, parent, forks, unseen)
     fork_of = f"fork of {parent.key}; " if parent is not None else ""
-    from missioncache_db.durations import shown_parts
+    from missioncache_time import shown_parts
 
     claude, you = shown_parts(split.total, split.claude, split.you)  # parts add up
     message = (
@@ -408,7 +407,7 @@ def respond(ident: Identity, payload: dict[str, Any]) -> None:
     try:
         db = open_if_set_up(BUSY_TIMEOUT)
         if db is None:
-            from missioncache_db.health import not_a_file_reason
+            from missioncache_db import not_a_file_reason
 
             reason = not_a_file_reason()  # a directory or FIFO where tasks.db should be
             if reason:
@@ -417,7 +416,7 @@ def respond(ident: Identity, payload: dict[str, Any]) -> None:
         with db:
             track(db, ident, text_field(payload, "source"))
     except Exception as error:
-        from missioncache_db.health import is_broken, plain_reason
+        from missioncache_db import is_broken, plain_reason
 
         if not is_broken(error):
             raise

@@ -8,7 +8,7 @@ editing tool, not a mention of one), and that cheap check comes first: most exch
 edit nothing and never touch SQLite. Silent when ``stop_hook_active``. See docs/hooks.md.
 
 Before any of that it records the end of the turn for time tracking: one line appended
-to the heartbeat spool (``missioncache_db.turn_end``), no SQLite (docs/time.md), and the
+to the heartbeat spool (``missioncache_time._turn_end``), no SQLite (docs/time.md), and the
 tokens the turn used, read from where the last Stop stopped reading (docs/cost.md).
 """
 
@@ -40,8 +40,8 @@ def record_end(payload: dict[str, Any], session_id: SessionId | None) -> None:
     """Spool the end of this turn first (no SQLite, no task lookup): the time model's
     turn end, recorded even when the reminder below has nothing to say. Also after a
     continued turn (``stop_hook_active``): the later end is the real one."""
-    from missioncache_db.turn_end import record_turn_end
     from missioncache_state.ids import prompt_id_or_none
+    from missioncache_time import record_turn_end
 
     try:
         record_turn_end(
@@ -84,7 +84,7 @@ def record_tokens(
 ) -> None:
     """Spool the tokens the transcripts gained during this turn (docs/cost.md): a read
     from where the last one stopped, so it costs the same on any transcript size."""
-    from missioncache_db.usage_record import record_usage
+    from missioncache_cost import record_usage
     from missioncache_state.ids import prompt_id_or_none
 
     try:

@@ -47,10 +47,11 @@ NOTIFICATION = (
 _QUERY = """
 import json, sys
 from missioncache_db import TaskDB
+from missioncache_time import process_pending, time_split
 with TaskDB() as db:
-    db.process_heartbeats()
+    process_pending(db)
     task = db.get_task_by_name("bench-task")
-    split = db.time_split(task.id, sys.argv[1])
+    split = time_split(db, task.id, sys.argv[1])
     old = db.conn.execute(
         "SELECT COALESCE(SUM(duration_seconds), 0) FROM sessions WHERE task_id = ?", (task.id,)
     ).fetchone()[0]

@@ -1,11 +1,11 @@
-"""Part 4: process_heartbeats against the number of unprocessed heartbeats.
+"""Part 4: process_pending against the number of unprocessed heartbeats.
 
 The heartbeats are written straight into tasks.db (one ``executemany`` in one
 transaction) with realistic shapes: three parallel "terminals" each working through
 bursts of prompts on one of several tasks in one Claude session, prompts 20 s to a few
 minutes apart, now and then an idle break that splits a work session, hours between
 bursts; all of it ending an hour ago so every session closes. Then a fresh process (the
-hook interpreter, the plugin's bundled library) runs ``process_heartbeats`` once and
+hook interpreter, the plugin's bundled library) runs ``process_pending`` once and
 reports its wall time and its peak resident memory (``ru_maxrss``), beside the RSS it
 had before the call (interpreter + open connection) so the growth is visible.
 """
@@ -39,6 +39,7 @@ _INSERT = (
 _CHILD = r"""
 import json, os, resource, sys, time
 from missioncache_db import TaskDB
+from missioncache_time import process_pending
 
 def rss_kib():
     with open("/proc/self/status") as f:
@@ -51,7 +52,7 @@ with TaskDB(sys.argv[1], busy_timeout=30) as db:
     db.conn.execute("SELECT count(*) FROM tasks").fetchone()
     before = rss_kib()
     start = time.perf_counter()
-    processed = db.process_heartbeats()
+    processed = process_pending(db)
     seconds = time.perf_counter() - start
     sessions = db.conn.execute("SELECT count(*), sum(heartbeat_count) FROM sessions").fetchone()
 print(json.dumps({
@@ -136,7 +137,7 @@ def add_recent(home: Home, count: int = 20) -> None:
 
 
 def measure(home: Home) -> dict:
-    """Run process_heartbeats once in a fresh process of the hook interpreter."""
+    """Run process_pending once in a fresh process of the hook interpreter."""
     env = dict(home.env, PYTHONPATH=str(home.bench.plugin / "lib"))
     done = subprocess.run(
         [home.bench.python, "-c", _CHILD, str(home.db_path)],
@@ -146,7 +147,7 @@ def measure(home: Home) -> dict:
         timeout=3600,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"process_heartbeats child failed:\n{done.stderr}")
+        raise RuntimeError(f"process_pending child failed:\n{done.stderr}")
     result = json.loads(done.stdout)
     wal = home.db_path.with_name(home.db_path.name + "-wal")
     result["wal_mib"] = round(wal.stat().st_size / 2**20, 1) if wal.exists() else 0.0
@@ -180,19 +181,19 @@ def run(bench: Bench, sizes: tuple[int, ...] | None = None) -> dict:
                 **facts,
             }
         )
-        print(f"  process_heartbeats {count:,}: {rows[-1]}", flush=True)
+        print(f"  process_pending {count:,}: {rows[-1]}", flush=True)
     largest = max(rows, key=lambda r: r["heartbeats"])
     targets = []
     if largest["heartbeats"] >= 1_000_000:
         targets = [
             {
-                "name": "process_heartbeats, 1M heartbeats: time",
+                "name": "process_pending, 1M heartbeats: time",
                 "target": f"< {TARGET_SECONDS:g} s",
                 "value": f"{largest['seconds']:.1f} s",
                 "met": largest["seconds"] < TARGET_SECONDS,
             },
             {
-                "name": "process_heartbeats, 1M heartbeats: peak memory",
+                "name": "process_pending, 1M heartbeats: peak memory",
                 "target": f"< {TARGET_MIB:g} MiB",
                 "value": f"{largest['peak_rss_mib']:.0f} MiB",
                 "met": largest["peak_rss_mib"] < TARGET_MIB,
@@ -219,7 +220,7 @@ def markdown(result: dict) -> str:
     ]
     return "\n".join(
         [
-            "## process_heartbeats against heartbeat count",
+            "## process_pending against heartbeat count",
             "",
             f"{TASKS} tasks, {STREAMS} parallel terminals, bursts of prompts 5 s to 280 s apart "
             "with idle breaks; one call in a fresh process. Peak = the process's ru_maxrss; "

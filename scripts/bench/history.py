@@ -1,7 +1,7 @@
 """Part: every read against years of heavy use (``--years N``, default 3; docs/history.md).
 
 The history is written through the product's write path, as the hooks write it:
-``TaskDB.record_heartbeat`` per prompt, the spool for every turn end and every turn's
+``record_heartbeat`` per prompt, the spool for every turn end and every turn's
 usage (four messages), folded once a working day by ``process_heartbeats`` as any reader
 does; a report is run once after the first week, so the day summaries are then kept up
 by the folds as a user's would be. 12 tasks, 80 turns a working day (Monday to Friday).
@@ -45,7 +45,8 @@ DASHBOARD_TARGET_MS = 100.0
 
 def _key(years: float) -> str:
     digest = hashlib.sha256()
-    for package in ("missioncache-db", "missioncache-state"):
+    for package in ("missioncache-db", "missioncache-state", "missioncache-time",
+                    "missioncache-cost", "missioncache-spool"):  # fmt: skip
         for path in sorted((REPO / "packages" / package / "src").rglob("*.py")):
             digest.update(path.read_bytes())
     return f"history-{years:g}y-{digest.hexdigest()[:12]}"
@@ -68,9 +69,10 @@ def _restore(saved: dict) -> None:
 
 def build(home: Home, years: float) -> dict:
     """Write ``years`` of history into the home's data root through the write path."""
-    from missioncache_db import TaskDB, spool
-    from missioncache_db.rollup import refresh
-    from missioncache_db.usage_record import spool_records
+    from missioncache_cost import spool_records
+    from missioncache_db import TaskDB
+    from missioncache_spool import append as spool_append
+    from missioncache_time import process_pending, record_heartbeat, refresh_days, spool_turn_end
 
     rnd = random.Random(36)
     saved = _environ(home)
@@ -85,31 +87,33 @@ def build(home: Home, years: float) -> dict:
             day = time.mktime((*time.localtime(now - years * 365 * 86400)[:3], 9, 0, 0, 0, 0, -1))
             while day < now - 86400:
                 if time.localtime(day).tm_wday < 5:
-                    _one_day(db, spool_dir, spool, spool_records, rnd, ids, day, counts)
-                    db.process_heartbeats(now=day + 14 * 3600)  # a reader folds, once a day
+                    _one_day(db, spool_dir, spool_append, spool_records, rnd, ids, day, counts)
+                    process_pending(db, now=day + 14 * 3600)  # a reader folds, once a day
                     counts["days"] += 1
                     if counts["days"] == 5:
-                        refresh(db.conn, day + 14 * 3600)  # the first report
+                        refresh_days(db.conn, day + 14 * 3600)  # the first report
                 lt = time.localtime(day)
                 day = time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday + 1, 9, 0, 0, 0, 0, -1))
-            db.process_heartbeats()
+            process_pending(db)
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         _restore(saved)
     return counts
 
 
-def _one_day(db, spool_dir, spool, spool_records, rnd, ids, day, counts) -> None:
+def _one_day(db, spool_dir, spool_append, spool_records, rnd, ids, day, counts) -> None:
     """80 turns over two to four tasks, one Claude Code session each, with breaks."""
+    from missioncache_time import record_heartbeat, spool_turn_end
+
     worked = rnd.sample(ids, rnd.randint(2, 4))
     sessions = {task: str(uuid.uuid4()) for task in worked}
     t = day
     for number in range(TURNS_A_DAY):
         task = worked[number * len(worked) // TURNS_A_DAY]
         sid, pid = sessions[task], str(uuid.uuid4())
-        db.record_heartbeat(task, sid, None, t, pid, "prompt")
+        record_heartbeat(db, task, sid, None, t, pid, "prompt")
         work = rnd.uniform(20, 300)
-        db.record_turn_end(sid, pid, "stop", 0, t + work)
+        spool_turn_end(db, sid, pid, "stop", 0, t + work)
         rows = [
             [
                 f"msg-{pid}-{m}",
@@ -127,7 +131,7 @@ def _one_day(db, spool_dir, spool, spool_records, rnd, ids, day, counts) -> None
             for m in range(MESSAGES_A_TURN)
         ]
         for record in spool_records(sid, rows):
-            spool.append(spool_dir, record)
+            spool_append(spool_dir, record)
         counts["turns"] += 1
         counts["messages"] += MESSAGES_A_TURN
         t += work + (rnd.uniform(1800, 3600) if number % 20 == 19 else rnd.uniform(10, 240))

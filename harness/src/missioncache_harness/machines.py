@@ -21,22 +21,23 @@ B_TURNS = [(T0 + 300, T0 + 900), (T0 + 4000, T0 + 4300)]  # 15 on B, 5 of them b
 # at given epochs, so the tests control overlap exactly.
 _TURNS = """
 import json, sys
+from missioncache_cost import insert_usage
 from missioncache_db import TaskDB
-from missioncache_db.usage import insert_usage
+from missioncache_time import process_pending, record_heartbeat, spool_turn_end
 spec = json.loads(sys.argv[1])
 with TaskDB() as db:
     task = db.get_task_by_name(spec["task"])
     for index, (start, end) in enumerate(spec["turns"]):
         prompt = "%s-%d" % (spec["session"], index)
-        db.record_heartbeat(task.id, spec["session"], None, start, prompt_id=prompt)
-        db.record_turn_end(spec["session"], prompt, timestamp=end)
+        record_heartbeat(db, task.id, spec["session"], None, start, prompt_id=prompt)
+        spool_turn_end(db, spec["session"], prompt, timestamp=end)
         if spec["tokens"]:  # one message per turn, stored as Stop's usage record is
             row = (spec["session"], prompt, "claude-sonnet-4-5", None, None, prompt, end - 1,
                    *spec["tokens"])
             waits = [(spec["session"], *wait) for wait in spec["waits"]]
             insert_usage(db.conn, [{"rows": [row], "waits": waits}])
             spec["waits"] = []
-    db.process_heartbeats()
+    process_pending(db)
 """
 
 

@@ -182,13 +182,14 @@ def test_overlapping_turns_in_two_forks_give_the_parent_their_union(
     code = (
         "import sys, time\n"
         "from missioncache_db import TaskDB\n"
+        "from missioncache_time import process_pending, record_heartbeat_auto, spool_turn_end\n"
         "now = time.time(); base = now - 3600\n"
         "with TaskDB() as db:\n"
         "    for cwd, sid, pid, start in ((sys.argv[1], 's-a', 'pa', base),"
         " (sys.argv[2], 's-b', 'pb', base + 300)):\n"
-        "        assert db.record_heartbeat_auto(cwd, sid, start, pid)\n"
-        "        db.record_turn_end(sid, pid, 'stop', 0, start + 600)\n"
-        "    db.process_heartbeats()\n"
+        "        assert record_heartbeat_auto(db, cwd, sid, start, pid)\n"
+        "        spool_turn_end(db, sid, pid, 'stop', 0, start + 600)\n"
+        "    process_pending(db)\n"
     )
     proc = mc_python(code, str(wa), str(wb))
     assert proc.wait(timeout=60) == 0

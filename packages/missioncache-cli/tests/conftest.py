@@ -5,26 +5,19 @@ import functools
 
 import pytest
 
+from missioncache_db.testing import db  # noqa: F401 (a fixture)
+
 
 @pytest.fixture
 def mc_sources():
     """The command line and every library it may load (its report, statusline and sync
     fronts too): what ``mc_bare``'s bare interpreter finds."""
     return (
-        "missioncache-cli", "missioncache-state", "missioncache-db", "missioncache-context",
+        "missioncache-cli", "missioncache-state", "missioncache-spool", "missioncache-db",
+        "missioncache-cost", "missioncache-time", "missioncache-context",
         "missioncache-transcript", "missioncache-statusline", "missioncache-report",
         "missioncache-sync",
     )  # fmt: skip
-
-
-@pytest.fixture
-def db(mc_roots):
-    """The TaskDB in ``mc_roots`` (the harness imports none of the product)."""
-    from missioncache_db import TaskDB
-
-    database = TaskDB(busy_timeout=5.0)
-    yield database
-    database.close()
 
 
 @pytest.fixture

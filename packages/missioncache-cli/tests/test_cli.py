@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_cli.cli import main
-from missioncache_db import TaskDB, find_task
-from missioncache_db.bound import bound_task
+from missioncache_db import TaskDB, bound_task, find_task
 from missioncache_state.bindings import read_session_binding
 
 SID = "sess-b"

@@ -10,6 +10,7 @@ import sqlite3
 import pytest
 
 from missioncache_db import TaskDB
+from missioncache_time import process_pending, time_invested
 
 
 def ok(done):
@@ -37,7 +38,7 @@ def restore_database(data):
 
 def heartbeats(task_id):
     with TaskDB() as db:
-        db.process_heartbeats()
+        process_pending(db)
         return db.conn.execute(
             "SELECT session_id FROM heartbeats WHERE task_id = ?", (task_id,)
         ).fetchall()
@@ -78,7 +79,7 @@ def test_a_spooled_heartbeat_outside_any_task_is_dropped_at_ingest(cli, mc_roots
     ok(cli("heartbeat-auto", cwd=tmp_path, env={"CLAUDE_SESSION_ID": "s-3"}))
     restore_database(data)
     with TaskDB() as db:
-        db.process_heartbeats()
+        process_pending(db)
         assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 0
 
 
@@ -236,7 +237,7 @@ def test_a_closed_task_is_no_longer_tracked(cli, mc_roots, demo, mc_workdir):
 
 
 def test_the_database_error_words(mc_roots):
-    from missioncache_db.health import is_broken, plain_reason
+    from missioncache_db import is_broken, plain_reason
 
     assert not is_broken(sqlite3.OperationalError("database is locked"))
     assert is_broken(sqlite3.DatabaseError("file is not a database"))
@@ -250,11 +251,12 @@ def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(
     """The time ``delete`` says it forgets includes heartbeats still in the spool, and they
     go with the task: SQLite gives the next task the freed id, so a heartbeat folded in
     after the delete would count for that new task."""
-    from missioncache_db import heartbeats, spool
+    import missioncache_spool as spool
+    from missioncache_time import new_heartbeat
 
     with TaskDB() as db:
         for epoch in (1000.0, 1060.0):
-            record = heartbeats.new_record(demo.id, "s1", None, epoch, f"p{epoch:.0f}")
+            record = new_heartbeat(demo.id, "s1", None, epoch, f"p{epoch:.0f}")
             spool.append(db.spool_folder, record)
     refused = cli("delete", "demo")
     assert refused.returncode == 1 and "its recorded time (3m)" in refused.stderr
@@ -262,8 +264,8 @@ def test_delete_counts_and_takes_the_heartbeats_waiting_in_the_spool(
     with TaskDB() as db:
         again = db.create_task("again", repo=mc_workdir)
         assert again.id == demo.id  # the freed id is given again
-        db.process_heartbeats()
-        assert db.time_invested(again.id) == 0
+        process_pending(db)
+        assert time_invested(db, again.id) == 0
 
 
 def test_doctor_removes_a_binding_whose_task_id_no_database_row_can_hold(cli, mc_roots, demo):

@@ -108,7 +108,7 @@ def test_heartbeat_from_both_paths_counts_once(dashboard, mc_plugin, mc_env, mc_
     env = dict(mc_env.env, CLAUDE_SESSION_ID=SID, MISSIONCACHE_PROMPT_ID=dash.PROMPT_ID)
     env["PYTHONPATH"] = str(mc_plugin / "lib")
     subprocess.run(
-        ["python3", "-S", "-m", "missioncache_db", "heartbeat-auto"],
+        ["python3", "-S", "-m", "missioncache_time", "heartbeat-auto"],
         cwd=mc_task.repo,
         env=env,
         check=True,

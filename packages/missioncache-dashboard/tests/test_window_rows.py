@@ -10,10 +10,12 @@ import uuid
 
 import pytest
 
+from missioncache_cost import spool_records
 from missioncache_dashboard.data import task_list
 from missioncache_db import TaskDB
-from missioncache_db.usage_record import spool_records
 from missioncache_report.data import collect
+from missioncache_spool import append
+from missioncache_time import process_pending, record_heartbeat, spool_turn_end
 
 NOW = time.mktime((2026, 3, 20, 18, 0, 0, 0, 0, -1))
 TICK = 50  # steps between two calls of the counter
@@ -21,8 +23,6 @@ TICK = 50  # steps between two calls of the counter
 
 def history(path, days: int) -> TaskDB:
     """``days`` working days up to ``NOW`` of three tasks, through the write path."""
-    from missioncache_db import spool
-
     db = TaskDB(path)
     ids = [db.create_task(f"task-{n}-{uuid.uuid4().hex[:6]}", repo=None).id for n in range(3)]
     for back in range(days, 0, -1):
@@ -32,15 +32,15 @@ def history(path, days: int) -> TaskDB:
             sid, t = str(uuid.uuid4()), day + n * 3 * 3600
             for _turn in range(6):
                 pid = str(uuid.uuid4())
-                db.record_heartbeat(task, sid, None, t, pid, "prompt")
-                db.record_turn_end(sid, pid, "stop", 0, t + 120)
+                record_heartbeat(db, task, sid, None, t, pid, "prompt")
+                spool_turn_end(db, sid, pid, "stop", 0, t + 120)
                 rows = [
                     [f"m-{pid}", "claude-sonnet-4-5", None, None, pid, t + 60, 5, 300, 0, 0, 900]
                 ]
                 for record in spool_records(sid, rows):
-                    spool.append(db.spool_folder, record)
+                    append(db.spool_folder, record)
                 t += 400
-        db.process_heartbeats(now=day + 12 * 3600)
+        process_pending(db, now=day + 12 * 3600)
     return db
 
 

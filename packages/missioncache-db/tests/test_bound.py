@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from missioncache_db import find_task
-from missioncache_db.bound import bound_task
+from missioncache_db._bound import bound_task
 from missioncache_state import locations
 from missioncache_state.atomic import write_json_atomic
 from missioncache_state.bindings import write_session_binding
@@ -27,10 +27,10 @@ def test_a_binding_with_its_folder_answers_without_sqlite(db, mc_workdir, monkey
     task = db.create_task("fast")
     write_session_binding(SID, task.name, task.id, task.full_path)
     # Forgotten for this test only: opening tasks.db would import it again.
-    monkeypatch.delitem(sys.modules, "missioncache_db.db")
+    monkeypatch.delitem(sys.modules, "missioncache_db._db")
     found = find_task(str(mc_workdir), SID)
     assert (found.id, found.name, found.context_path) == (task.id, task.name, task.context_path)
-    assert "missioncache_db.db" not in sys.modules
+    assert "missioncache_db._db" not in sys.modules
 
 
 def test_a_binding_without_a_folder_resolves_through_the_database(db, mc_workdir):

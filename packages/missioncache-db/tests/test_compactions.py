@@ -1,12 +1,12 @@
-"""Compaction summaries kept with the task (missioncache_db.compactions)."""
+"""Compaction summaries kept with the task (missioncache_db._compactions)."""
 
 import os
 
 import pytest
 
+from missioncache_db import _compactions as store
 from missioncache_db import compaction_count, recent_compactions, record_compaction
-from missioncache_db import compactions as store
-from missioncache_db.model import Task
+from missioncache_db._model import Task
 
 RAW = "<analysis>thinking aloud</analysis>\n<summary>Where it stands: parser half done.</summary>"
 

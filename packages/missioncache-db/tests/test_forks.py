@@ -8,10 +8,11 @@ import shutil
 
 import pytest
 
-from missioncache_db.forks import FORK_LINE, fork_of_line
+from missioncache_db._forks import FORK_LINE, fork_of_line
 from missioncache_harness.forks import repo_with_worktrees as make_worktrees
 from missioncache_harness.forks import require_git
 from missioncache_state.bindings import read_session_binding, write_session_binding
+from missioncache_time import process_pending, record_heartbeat, spool_turn_end, time_split
 
 NOW = 1_800_000_000.0
 
@@ -214,8 +215,8 @@ def test_a_session_binding_still_wins_in_a_worktree(db, repo_with_worktrees):
 
 
 def turn(db, task, sid, pid, start, end):
-    db.record_heartbeat(task.id, sid, None, start, pid)
-    db.record_turn_end(sid, pid, "stop", 0, end)
+    record_heartbeat(db, task.id, sid, None, start, pid)
+    spool_turn_end(db, sid, pid, "stop", 0, end)
 
 
 def test_a_parents_time_is_the_union_of_its_own_and_its_forks(db):
@@ -226,21 +227,21 @@ def test_a_parents_time_is_the_union_of_its_own_and_its_forks(db):
     turn(db, fa, "sa", "a1", base, base + 600)  # 10 minutes in fa
     turn(db, fb, "sb", "b1", base + 300, base + 900)  # 10 minutes in fb, 5 overlapping
     turn(db, parent, "sp", "p1", base + 5000, base + 5060)  # a minute in the parent alone
-    db.process_heartbeats(now=NOW)
-    assert db.time_split(fa.id, now=NOW).total == 600
-    assert db.time_split(fb.id, now=NOW).total == 600
-    family = db.time_split(parent.id, now=NOW)
+    process_pending(db, now=NOW)
+    assert time_split(db, fa.id, now=NOW).total == 600
+    assert time_split(db, fb.id, now=NOW).total == 600
+    family = time_split(db, parent.id, now=NOW)
     assert family.total == 900 + 60  # the overlap once, not 1200 + 60
     assert family.claude == 960
     # A finished fork's time still counts in its parent.
     db.set_status(fb.id, "completed")
-    assert db.time_split(parent.id, now=NOW).total == 960
+    assert time_split(db, parent.id, now=NOW).total == 960
 
 
 def test_a_parents_period_time_clips_its_forks_too(db):
     parent = db.create_task("p")
     fork = db.create_fork("p", "f")
     turn(db, fork, "s", "x", NOW - 400, NOW - 100)
-    db.process_heartbeats(now=NOW)
-    assert db.time_split(parent.id, "week", now=NOW).total == 300
-    assert db.time_split(parent.id, "week", now=NOW + 40 * 86400).total == 0
+    process_pending(db, now=NOW)
+    assert time_split(db, parent.id, "week", now=NOW).total == 300
+    assert time_split(db, parent.id, "week", now=NOW + 40 * 86400).total == 0

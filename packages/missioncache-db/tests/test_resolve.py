@@ -5,9 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from missioncache_db._remote import normalise
 from missioncache_state import locations
 from missioncache_state.atomic import write_json_atomic
 from missioncache_state.bindings import read_session_binding, write_session_binding
+from missioncache_time import record_heartbeat_auto
 
 
 def projects_dir() -> Path:
@@ -220,5 +222,18 @@ def test_a_cwd_named_with_non_utf8_bytes_resolves_to_its_repository(db, mc_workd
     cwd = os.fsdecode(inside)
     assert db.find_task_for_cwd(cwd).id == task.id
     assert [t.id for t in db.active_tasks_for_cwd_repo(cwd)] == [task.id]
-    assert db.record_heartbeat_auto(cwd, "s1") is True
+    assert record_heartbeat_auto(db, cwd, "s1") is True
     assert db.conn.execute("SELECT COUNT(*) FROM heartbeats").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "git@github.com:me/app.git",
+        "https://github.com/me/app",
+        "ssh://git@GitHub.com/me/app.git",
+        "https://me@github.com/me/app.git/",
+    ],
+)
+def test_one_repository_whichever_way_it_was_cloned(url):
+    assert normalise(url) == "github.com/me/app"

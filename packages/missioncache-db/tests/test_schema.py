@@ -8,7 +8,8 @@ import time
 import pytest
 
 from missioncache_db import TaskDB
-from missioncache_db.schema import SCHEMA_VERSION, _use_wal, connect
+from missioncache_db._schema import SCHEMA_VERSION, _use_wal, connect
+from missioncache_time import process_pending, record_heartbeat, time_invested, time_split
 
 STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 
@@ -76,8 +77,8 @@ def test_reopening_does_not_migrate_again(mc_roots, db):
 
 def test_timestamps_are_fixed_width_local_text(db):
     task = db.create_task("stamped", repo=None)
-    db.record_heartbeat(task.id, "s1", timestamp=1_700_000_000)
-    db.process_heartbeats(now=1_700_000_000 + 10_000)
+    record_heartbeat(db, task.id, "s1", timestamp=1_700_000_000)
+    process_pending(db, now=1_700_000_000 + 10_000)
     row = db.conn.execute("SELECT created_at, updated_at, last_worked_on FROM tasks").fetchone()
     hb = db.conn.execute("SELECT timestamp FROM heartbeats").fetchone()[0]
     session = db.conn.execute("SELECT start_time, end_time FROM sessions").fetchone()
@@ -106,7 +107,7 @@ def test_version_one_database_is_migrated(mc_roots):
     data, _ = mc_roots
     data.mkdir(parents=True)
     conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
-    from missioncache_db.schema import MIGRATIONS
+    from missioncache_db._schema import MIGRATIONS
 
     conn.execute("BEGIN")
     MIGRATIONS[0](conn)
@@ -122,8 +123,8 @@ def test_version_one_database_is_migrated(mc_roots):
         assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         epochs = [row[0] for row in db.conn.execute("SELECT epoch FROM heartbeats ORDER BY id")]
         assert epochs == [base, base + 60]
-        assert db.process_heartbeats(now=base + 10_000) == 2
-        assert db.time_invested(1) == 60 + 120
+        assert process_pending(db, now=base + 10_000) == 2
+        assert time_invested(db, 1) == 60 + 120
 
 
 def test_two_processes_creating_the_database_at_once(mc_bare):
@@ -193,7 +194,7 @@ def test_version_two_database_is_migrated_to_turns_losing_nothing(mc_roots):
     data, _ = mc_roots
     data.mkdir(parents=True)
     conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
-    from missioncache_db.schema import MIGRATIONS
+    from missioncache_db._schema import MIGRATIONS
 
     conn.execute("BEGIN")
     MIGRATIONS[0](conn)
@@ -222,4 +223,4 @@ def test_version_two_database_is_migrated_to_turns_losing_nothing(mc_roots):
         assert db.conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
         assert db.conn.execute("SELECT COUNT(*) FROM turn_ends").fetchone()[0] == 0
         # 0..200 plus the tail, and 5000 alone plus the tail: as the old sessions said.
-        assert db.time_split(1, now=base + 10_000).total == 200 + 120 + 120
+        assert time_split(db, 1, now=base + 10_000).total == 200 + 120 + 120

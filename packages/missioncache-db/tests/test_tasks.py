@@ -6,6 +6,7 @@ import re
 import pytest
 
 from missioncache_db import STATUSES, Task
+from missioncache_time import record_heartbeat
 
 
 def test_create_task_makes_row_directory_and_files(db, mc_roots, mc_workdir):
@@ -173,7 +174,7 @@ def test_bad_status_and_unknown_task(db):
 def test_delete_task_keeps_files_and_cascades(db):
     parent = db.create_task("parent")
     sub = db.create_task("sub", parent="parent")
-    db.record_heartbeat(sub.id, "s1", timestamp=1_700_000_000)
+    record_heartbeat(db, sub.id, "s1", timestamp=1_700_000_000)
     with pytest.raises(ValueError, match="subtasks"):
         db.delete_task(parent.id)
     db.delete_task(sub.id)

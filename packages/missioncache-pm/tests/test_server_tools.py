@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from missioncache_time import record_heartbeat
+
 EXPECTED_TOOLS = {
     "update_tasks_file",
     "update_context_file",
@@ -174,7 +176,7 @@ def test_time_invested_counts_heartbeats_folded_by_the_lookup(world, demo):
     with TaskDB() as db:
         base = 1_700_000_000
         for offset in (0, 60, 600):
-            db.record_heartbeat(demo.id, world.sid, timestamp=base + offset)
+            record_heartbeat(db, demo.id, world.sid, timestamp=base + offset)
     reply = world.call("find_task_for_directory", {"directory": str(world.repo)})
     # 0 -> 60 is one session (60 s + 120 s assumed tail); 600 starts another (closed: +120 s).
     assert "**Time invested:** 5m in total" in reply.text, reply.text

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_harness.workspace import python3
+from missioncache_time import record_heartbeat
 
 SLASH = Path(__file__).resolve().parents[1] / "src" / "missioncache_pm" / "slash.py"
 
@@ -168,7 +169,7 @@ def test_save_folds_heartbeats_and_shows_the_files(world, demo):
 
     with TaskDB() as db:
         for offset in (0, 120):
-            db.record_heartbeat(demo.id, world.sid, timestamp=1_700_000_000 + offset)
+            record_heartbeat(db, demo.id, world.sid, timestamp=1_700_000_000 + offset)
     out = run_slash(world, "save")
     assert out.startswith("MISSIONCACHE: saving task demo.")
     assert "**Time invested:** 4m in total" in out  # 120 s + 120 s assumed tail

@@ -22,6 +22,8 @@ from missioncache_harness.workspace import python3
 from missioncache_transcript import _json_line
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+# the one package of ours it imports: missioncache_state, for its lazy_exports
+STATE_SRC = Path(__file__).resolve().parents[2] / "missioncache-state" / "src"
 FALLBACK = _json_line.make_loads(None)
 NASTY_CHARS = (
     '٣²ſKİ\t\r\n\x0b\x0c\x1c\x1f\x85\u2028\x00😀\ud800\udfff\ufeff\u00a0é\\"/{}[],:-.eE019'
@@ -133,7 +135,7 @@ print(" ".join(sorted(m for m in sys.argv[2:] if m in sys.modules)) or "none")
 
 def clean_env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COV"))}
-    env["PYTHONPATH"] = str(SRC)
+    env["PYTHONPATH"] = os.pathsep.join((str(SRC), str(STATE_SRC)))
     return env
 
 

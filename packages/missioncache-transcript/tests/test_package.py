@@ -40,7 +40,9 @@ def test_hook_path_imports_nothing_heavy(tmp_path):
         "assert [e.file_path for e in find_edits(sys.argv[1])] == ['/a.py']\n"
         "assert recent_turns(sys.argv[1], 3, None)[0].text == 'rename it'\n"
     )
-    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src"), "PATH": os.defpath}
+    packages = Path(__file__).resolve().parents[2]
+    source = [packages / "missioncache-transcript" / "src", packages / "missioncache-state" / "src"]
+    env = {"PYTHONPATH": os.pathsep.join(map(str, source)), "PATH": os.defpath}
     result = subprocess.run(
         [python3(), "-S", "-c", measuring(code), str(transcript)],
         env=env,

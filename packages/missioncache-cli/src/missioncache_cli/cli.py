@@ -16,12 +16,18 @@ from collections.abc import Sequence
 from typing import Callable
 
 from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, UserError, task_named
-from missioncache_db import heartbeat_auto
-from missioncache_db.db import TaskDB
-from missioncache_db.durations import format_duration, format_split
-from missioncache_db.model import STATUSES, Task
-from missioncache_db.sessions import PERIODS
-from missioncache_db.usage import cost_part
+from missioncache_cost import cost_part, task_tokens
+from missioncache_db import STATUSES, Task, TaskDB
+from missioncache_time import (
+    PERIODS,
+    format_duration,
+    format_split,
+    heartbeat_auto,
+    period_start,
+    process_pending,
+    time_invested,
+    time_split,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,12 +48,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def cmd_heartbeat_auto(args: argparse.Namespace) -> int:
-    return heartbeat_auto.main()
+    return heartbeat_auto()
 
 
 def cmd_process_heartbeats(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
-        print(f"processed {db.process_heartbeats()} heartbeats")
+        print(f"processed {process_pending(db)} heartbeats")
     return 0
 
 
@@ -109,24 +115,34 @@ def _fork_note(task: Task, lead: str, keys: dict[int, str]) -> str:
 
 
 def cmd_time(args: argparse.Namespace) -> int:
+    import time
+
     from missioncache_cli.cli_sync import refresh
+    from missioncache_cost import load_prices
 
     refresh()  # with sync set up: the other machines' time too (docs/sync.md)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
         try:
-            db.process_heartbeats()  # report current totals when the lock allows
+            process_pending(db)  # report current totals when the lock allows
         except sqlite3.OperationalError:
             pass
-        from missioncache_db.rollup import refresh as refresh_days
+        from missioncache_time import refresh_days, window_tokens
 
         refresh_days(db.conn)  # the day summaries the figures are read from
-        split = db.time_split(task.id, args.period)
+        split = time_split(db, task.id, args.period)
         forks = [
-            (fork.name, db.time_split(fork.id, args.period), db.task_tokens(fork.id, args.period))
+            (
+                fork.name,
+                time_split(db, fork.id, args.period),
+                task_tokens(db.conn, fork.id, period_start(args.period)),
+            )
             for fork in db.forks_of(task.id)
         ]
-        tokens = db.task_tokens(task.id, args.period)
+        since = period_start(args.period)
+        tokens = window_tokens(db.conn, task.id, since, load_prices(), time.time())
+        if tokens is None:  # no usable day summaries: from every message
+            tokens = task_tokens(db.conn, task.id, since)
     label = PERIOD_LABELS[args.period]
     waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
     with_forks = " with its forks (overlap counted once)" if forks else ""
@@ -142,7 +158,7 @@ def cmd_bind(args: argparse.Namespace) -> int:
     sid = session_argument(args.session_id)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = task_named(db, args.name)
-    if not task.is_open:  # a binding is trusted to name an open task (missioncache_db.bound)
+    if not task.is_open:  # a binding is trusted to name an open task (missioncache_db._bound)
         raise UserError(
             f"{task.name} is {task.status}; reopen it first (`{_prog()} status {task.name} active`)"
         )
@@ -217,8 +233,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
         task = task_named(db, args.name)
         # Fold the spool in first: its heartbeats count in the time told, and they go with
         # the task (folded in later, they would count for the next task given its id).
-        db.process_heartbeats()
-        spent = format_duration(db.time_invested(task.id))
+        process_pending(db)
+        spent = format_duration(time_invested(db, task.id))
         if not args.yes:
             raise UserError(
                 f"this forgets {task.name} and its recorded time ({spent}); its files are"

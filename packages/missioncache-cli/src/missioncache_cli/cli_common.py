@@ -4,8 +4,7 @@ the one-line user error, finding a task by name. Its own module so the subcomman
 
 from __future__ import annotations
 
-from missioncache_db.db import TaskDB
-from missioncache_db.model import Task
+from missioncache_db import Task, TaskDB
 
 CLI_BUSY_TIMEOUT = 10.0  # a person waits; a hook would not
 

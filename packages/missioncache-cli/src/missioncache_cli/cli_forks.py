@@ -1,5 +1,5 @@
 """``missioncache fork PARENT NAME [--repo DIR]`` and ``missioncache fork-done NAME``
-(docs/forks.md): thin fronts for ``missioncache_db.forks`` and ``fork_done`` (the outcome
+(docs/forks.md): thin fronts for ``missioncache_db._forks`` and ``fork_done`` (the outcome
 is written by ``missioncache_context.fork_outcome``)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Callable
 
 def cmd_fork(args: argparse.Namespace) -> int:
     from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT
-    from missioncache_db.db import TaskDB
+    from missioncache_db import TaskDB
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         fork = db.create_fork(args.parent, args.name, args.repo)
@@ -22,8 +22,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
 def cmd_fork_done(args: argparse.Namespace) -> int:
     from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT
     from missioncache_context.fork_outcome import write_fork_outcome
-    from missioncache_db.db import TaskDB
-    from missioncache_db.fork_done import finish_fork
+    from missioncache_db import TaskDB, finish_fork
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         fork, parent = finish_fork(db, args.name, args.outcome, write_fork_outcome)

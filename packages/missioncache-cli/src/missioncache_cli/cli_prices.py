@@ -9,7 +9,7 @@ Add = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.Argumen
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
-    from missioncache_db.prices import price_lines
+    from missioncache_cost import price_lines
 
     print("\n".join(price_lines()))
     return 0

@@ -13,13 +13,14 @@ FORMATS = ("text", "csv", "json", "html", "timesheet")
 
 def cmd_report(args: argparse.Namespace) -> int:
     from missioncache_cli.cli_common import CLI_BUSY_TIMEOUT, task_named
-    from missioncache_db.db import TaskDB
+    from missioncache_db import TaskDB
     from missioncache_report import collect, render
     from missioncache_state.atomic import atomic_write_bytes
+    from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         try:
-            db.process_heartbeats()  # report current totals when the lock allows
+            process_pending(db)  # report current totals when the lock allows
         except sqlite3.OperationalError:
             pass
         task = task_named(db, args.task) if args.task else None

@@ -16,7 +16,8 @@ import os
 import sqlite3
 from typing import Callable
 
-from missioncache_db import spool
+import missioncache_spool as spool
+from missioncache_db import TaskDB
 from missioncache_db.checks import (
     DOCTOR_BUSY_TIMEOUT,
     Finding,
@@ -24,8 +25,8 @@ from missioncache_db.checks import (
     check_settings,
     check_task_folders,
 )
-from missioncache_db.db import TaskDB
 from missioncache_state import locations
+from missioncache_time import process_pending
 
 SPOOL_SUFFIXES = (spool.SPOOL_SUFFIX, spool.CLAIMED_SUFFIX)
 
@@ -52,7 +53,7 @@ def check_spool(db: TaskDB | None) -> list[Finding]:
         findings += _unattributed(spool_dir)
     elif waiting or spool.unattributed_count(spool_dir):
         try:
-            processed = db.process_heartbeats()
+            processed = process_pending(db)
         except sqlite3.Error as error:
             findings.append(
                 Finding("problem", "spool", f"waiting heartbeats could not be folded in: {error}")
@@ -101,7 +102,7 @@ def _set_aside(path: str) -> Finding:
 
 def check_bindings(db: TaskDB | None) -> list[Finding]:
     """Bindings that name no task (deleted), a closed one, or cannot be read are removed:
-    the resolver ignores them, but the hooks' shortcut (``missioncache_db.bound``) trusts a
+    the resolver ignores them, but the hooks' shortcut (``missioncache_db._bound``) trusts a
     binding, so one that closing a task failed to remove must go here."""
     from missioncache_state.bindings import delete_session_binding, read_session_binding
     from missioncache_state.ids import session_id_or_none
@@ -133,7 +134,7 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
 
 def rebuild_database(echo: Callable[[str], None] = print) -> None:
     """``doctor --rebuild``: tasks.db rebuilt from every machine's event log."""
-    from missioncache_db.rebuild import rebuild
+    from missioncache_sync import rebuild
 
     done = rebuild(DOCTOR_BUSY_TIMEOUT)
     kept = f"; the old one is kept as {done.backup}" if done.backup else ""

@@ -128,9 +128,10 @@ def fold_spool() -> str | None:
         return None
     try:
         from missioncache_db import TaskDB
+        from missioncache_time import process_pending
 
         with TaskDB(busy_timeout=5.0) as db:
-            db.process_heartbeats()
+            process_pending(db)
     except Exception as error:
         return f"could not fold the spool into tasks.db ({error}); it is kept"
     return None

@@ -1,6 +1,6 @@
 """A finished fork's outcome as a dated Recent Changes entry of its parent's context
 (docs/forks.md). File-level only: which files are the fork's and the parent's is the
-caller's business (``missioncache_db.fork_done``)."""
+caller's business (``missioncache_db._fork_done``)."""
 
 from __future__ import annotations
 

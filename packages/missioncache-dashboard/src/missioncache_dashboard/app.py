@@ -29,6 +29,7 @@ from missioncache_dashboard import data, hooks
 from missioncache_dashboard.live import Live
 from missioncache_dashboard.security import Guard
 from missioncache_dashboard.transcripts import TranscriptEdits
+from missioncache_time import process_pending
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 # The only files served: a fixed map, never a name from the request.
@@ -67,7 +68,7 @@ class Dashboard:
         self._health: tuple[float, list[dict]] | None = None
 
     def open_db(self) -> Any:
-        from missioncache_db.db import open_if_set_up
+        from missioncache_db import open_if_set_up
 
         return open_if_set_up(DB_BUSY_TIMEOUT)
 
@@ -154,7 +155,7 @@ class Dashboard:
             return
         self._ingested = now
         try:
-            db.process_heartbeats(now)
+            process_pending(db, now)
         except Exception:  # busy or broken: the page shows what is there
             pass
 

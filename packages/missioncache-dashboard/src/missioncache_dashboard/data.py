@@ -2,10 +2,10 @@
 compaction records and the earlier versions beside them.
 
 Every figure comes from the same functions the command line and the report use
-(``TaskDB.time_split``, ``missioncache_report.data``), so the dashboard and ``missioncache
-report`` never disagree. A task's files are reached through its database row only (its id
-from the URL picks the row; the row's checked ``full_path`` gives the folder): nothing in a
-request ever becomes a path.
+(``missioncache_time.time_split``, ``missioncache_report.data``), so the dashboard and
+``missioncache report`` never disagree. A task's files are reached through its database row
+only (its id from the URL picks the row; the row's checked ``full_path`` gives the folder):
+nothing in a request ever becomes a path.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import time
 from typing import TYPE_CHECKING, Any
+
+from missioncache_time import time_split
 
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
@@ -25,7 +27,7 @@ COMPACTIONS_SHOWN = 20
 
 
 def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
-    found = db.time_split(task.id, period, now)
+    found = time_split(db, task.id, period, now)
     return {"total": found.total, "claude": found.claude, "you": found.you}
 
 
@@ -51,9 +53,9 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
     """Every task, parents before their forks (subtasks), each group newest work first."""
     now = time.time() if now is None else now
-    from missioncache_db.rollup import refresh
+    from missioncache_time import refresh_days
 
-    refresh(db.conn, now)  # the day summaries; nothing to do on most live updates
+    refresh_days(db.conn, now)  # the day summaries; nothing to do on most live updates
     rows = [task_summary(db, task, now) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
@@ -127,7 +129,7 @@ def _checklist(task: Task) -> list[dict]:
 
 
 def _compactions(task: Task) -> list[dict]:
-    from missioncache_db.compactions import recent_compactions
+    from missioncache_db import recent_compactions
 
     return [
         {"when": c.when, "trigger": c.trigger, "session_id": c.session_id, "summary": c.summary}
@@ -176,9 +178,9 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
     if task is None:
         return None
     now = time.time() if now is None else now
-    from missioncache_db.rollup import refresh
+    from missioncache_time import refresh_days
 
-    refresh(db.conn, now)
+    refresh_days(db.conn, now)
     context = _read_text(task.context_path)
     detail = task_summary(db, task, now)
     detail.update(

@@ -11,7 +11,7 @@ MARK = "<!--tasks-->"
 
 
 def _duration(seconds: int) -> str:
-    from missioncache_db.durations import format_duration
+    from missioncache_time import format_duration
 
     return format_duration(seconds)
 

@@ -91,7 +91,8 @@ def record_heartbeat(event: Prompt) -> None:
     """The second heartbeat path: stored with the uid the command hook gives the same
     prompt (``heartbeats.prompt_uid``), so a prompt both paths record counts once.
     Only with a prompt id: without one the two records could not be told apart."""
-    from missioncache_db.db import open_if_set_up
+    from missioncache_db import open_if_set_up
+    from missioncache_time import record_heartbeat_auto
 
     if event.prompt_id is None or event.cwd is None:
         return
@@ -100,4 +101,4 @@ def record_heartbeat(event: Prompt) -> None:
         return
     with db:
         kind = "synthetic" if event.synthetic else "prompt"
-        db.record_heartbeat_auto(event.cwd, event.session_id, event.at, event.prompt_id, kind)
+        record_heartbeat_auto(db, event.cwd, event.session_id, event.at, event.prompt_id, kind)

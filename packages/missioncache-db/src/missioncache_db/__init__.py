@@ -1,72 +1,95 @@
-"""MissionCache task database: tasks, heartbeats, work sessions and time invested.
+"""MissionCache's store: tasks.db (its schema and migrations), tasks and their folders,
+repositories, forks, compaction records, and which task a session is on.
 
-Hooks import this on every prompt, so this file imports nothing: the public names are
-resolved on first use (PEP 562). ``import missioncache_db; missioncache_db.TaskDB`` loads
-the database modules only, never the command line.
+``TaskDB`` is the object everyone opens; ``find_task`` answers for a session from its
+binding without tasks.db when it can (the hooks' shortcut). Time and cost are computed
+a layer up (``missioncache_time``, ``missioncache_cost``) from what is stored here.
+
+Public modules besides this one: ``checks`` (doctor's read-only checks) and ``testing``
+(pytest fixtures for the packages that build on the store). Hooks import this on every
+prompt, so nothing is imported until a name is first used (PEP 562).
 """
 
 from __future__ import annotations
 
-import sys
+from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-    from missioncache_db.bound import (
-        find_task as find_task,
-    )
-
-    # the names __getattr__ serves, for the type checker
-    from missioncache_db.db import (
-        TaskDB as TaskDB,
-    )
-    from missioncache_db.db import (
-        open_if_set_up as open_if_set_up,
-    )
-    from missioncache_db.durations import (
-        format_duration as format_duration,
-    )
-    from missioncache_db.model import (
-        STATUSES as STATUSES,
-    )
-    from missioncache_db.model import (
-        Task as Task,
-    )
-    from missioncache_db.model import (
-        validate_name as validate_name,
-    )
+if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
+    from missioncache_db._bound import bound_task as bound_task
+    from missioncache_db._bound import find_task as find_task
+    from missioncache_db._compactions import Compaction as Compaction
+    from missioncache_db._compactions import compaction_count as compaction_count
+    from missioncache_db._compactions import compaction_records as compaction_records
+    from missioncache_db._compactions import recent_compactions as recent_compactions
+    from missioncache_db._compactions import record_compaction as record_compaction
+    from missioncache_db._db import DEFAULT_BUSY_TIMEOUT as DEFAULT_BUSY_TIMEOUT
+    from missioncache_db._db import TaskDB as TaskDB
+    from missioncache_db._db import open_if_set_up as open_if_set_up
+    from missioncache_db._fork_done import finish_fork as finish_fork
+    from missioncache_db._forks import family_ids as family_ids
+    from missioncache_db._health import is_broken as is_broken
+    from missioncache_db._health import not_a_file_reason as not_a_file_reason
+    from missioncache_db._health import plain_reason as plain_reason
+    from missioncache_db._model import OPEN_STATUSES as OPEN_STATUSES
+    from missioncache_db._model import STATUSES as STATUSES
+    from missioncache_db._model import Task as Task
+    from missioncache_db._model import is_contained as is_contained
+    from missioncache_db._model import is_valid_name as is_valid_name
+    from missioncache_db._model import validate_name as validate_name
+    from missioncache_db._remote import git_remote as git_remote
+    from missioncache_db._resolve import find_task_for_cwd as find_task_for_cwd
+    from missioncache_db._schema import DEFAULT_CONFIG as DEFAULT_CONFIG
+    from missioncache_db._schema import MIGRATIONS as MIGRATIONS
+    from missioncache_db._schema import connect as connect
+    from missioncache_db._schema import is_busy as is_busy
+    from missioncache_db._schema import write_transaction as write_transaction
+    from missioncache_db._tasks import folder_gone as folder_gone
+    from missioncache_db._tasks import folder_ways_out as folder_ways_out
+    from missioncache_db._tasks import stamp_worked_on as stamp_worked_on
+    from missioncache_db._timefmt import When as When
+    from missioncache_db._timefmt import local_midnight_epoch as local_midnight_epoch
+    from missioncache_db._timefmt import local_text as local_text
+    from missioncache_db._timefmt import to_epoch as to_epoch
+    from missioncache_db._worktree import linked_worktree as linked_worktree
 
 _EXPORTS = {
-    "TaskDB": "missioncache_db.db",
-    "open_if_set_up": "missioncache_db.db",
-    "find_task": "missioncache_db.bound",
-    "Task": "missioncache_db.model",
-    "STATUSES": "missioncache_db.model",
-    "validate_name": "missioncache_db.model",
-    "format_duration": "missioncache_db.durations",
-    "format_split": "missioncache_db.durations",
-    "TimeSplit": "missioncache_db.turns",
-    "time_split": "missioncache_db.sessions",
-    "record_turn_end": "missioncache_db.turn_end",
-    "record_compaction": "missioncache_db.compactions",
-    "recent_compactions": "missioncache_db.compactions",
-    "compaction_count": "missioncache_db.compactions",
-    "compaction_records": "missioncache_db.compactions",
+    "DEFAULT_BUSY_TIMEOUT": "_db",
+    "TaskDB": "_db",
+    "open_if_set_up": "_db",
+    "bound_task": "_bound",
+    "find_task": "_bound",
+    "OPEN_STATUSES": "_model",
+    "STATUSES": "_model",
+    "Task": "_model",
+    "is_contained": "_model",
+    "is_valid_name": "_model",
+    "validate_name": "_model",
+    "Compaction": "_compactions",
+    "compaction_count": "_compactions",
+    "compaction_records": "_compactions",
+    "recent_compactions": "_compactions",
+    "record_compaction": "_compactions",
+    "finish_fork": "_fork_done",
+    "family_ids": "_forks",
+    "is_broken": "_health",
+    "not_a_file_reason": "_health",
+    "plain_reason": "_health",
+    "git_remote": "_remote",
+    "find_task_for_cwd": "_resolve",
+    "DEFAULT_CONFIG": "_schema",
+    "MIGRATIONS": "_schema",
+    "connect": "_schema",
+    "is_busy": "_schema",
+    "write_transaction": "_schema",
+    "folder_gone": "_tasks",
+    "folder_ways_out": "_tasks",
+    "stamp_worked_on": "_tasks",
+    "local_midnight_epoch": "_timefmt",
+    "local_text": "_timefmt",
+    "to_epoch": "_timefmt",
+    "linked_worktree": "_worktree",
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    __import__(module_name)  # not importlib: that package costs an import of its own
-    value = getattr(sys.modules[module_name], name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

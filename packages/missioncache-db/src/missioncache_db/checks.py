@@ -10,9 +10,9 @@ import os
 import sqlite3
 from typing import NamedTuple
 
-from missioncache_db.db import TaskDB
-from missioncache_db.health import is_broken, plain_reason
-from missioncache_db.model import Task
+from missioncache_db._db import TaskDB
+from missioncache_db._health import is_broken, plain_reason
+from missioncache_db._model import Task
 from missioncache_state import locations
 
 DOCTOR_BUSY_TIMEOUT = 10.0
@@ -87,7 +87,7 @@ def _move_aside_fix(path: str, launcher: str) -> str:
 
 def folder_problem(task: Task, launcher: str) -> Finding | None:
     """A task whose folder or files are gone, with the ways out."""
-    from missioncache_db.tasks import folder_gone, folder_ways_out
+    from missioncache_db._tasks import folder_gone, folder_ways_out
 
     name = task.full_path.split("/", 1)[-1]
     if not os.path.isdir(task.directory_path):

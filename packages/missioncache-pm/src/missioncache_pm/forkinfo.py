@@ -150,7 +150,7 @@ def shared_target(context_file: Any) -> tuple[Task, Task]:
             " recent_change instead"
         )
     if not os.path.isdir(parent.directory_path):
-        from missioncache_db.tasks import folder_gone
+        from missioncache_db import folder_gone
 
         raise PmError(f"The shared layer cannot be written: {parent.key}'s {folder_gone(parent)}")
     return task, parent
@@ -193,7 +193,7 @@ def fork_here(db: TaskDB, parent: Task, name: str, cwd: str) -> Task:
     """``/missioncache:fork``: fork ``parent``; a session in a linked git worktree that no
     open fork is tied to ties the new fork to that worktree (sessions started there later
     are on the fork too)."""
-    from missioncache_db.worktree import linked_worktree
+    from missioncache_db import linked_worktree
 
     found = linked_worktree(os.path.realpath(cwd))
     tie = found[0] if found is not None else None

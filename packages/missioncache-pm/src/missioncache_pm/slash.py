@@ -124,7 +124,7 @@ def launcher() -> str:
 def folder_gone(task: Task) -> list[str]:
     """The way out when a task's folder was deleted or moved: nothing can be loaded or
     saved there, and a raw FileNotFoundError helps nobody."""
-    from missioncache_db.tasks import folder_ways_out
+    from missioncache_db import folder_ways_out
 
     name = task.full_path.split("/", 1)[-1]
     return [
@@ -502,9 +502,7 @@ def cmd_fork_done(words: list[str]) -> list[str]:
     Recent Changes, and the fork closed (its files and time are kept). Without a name, the
     session's task; without an outcome, the fork's newest Recent Changes entry."""
     from missioncache_context.fork_outcome import write_fork_outcome
-    from missioncache_db import validate_name
-    from missioncache_db.fork_done import finish_fork
-    from missioncache_db.model import is_valid_name
+    from missioncache_db import finish_fork, is_valid_name, validate_name
     from missioncache_pm import taskinfo
 
     sid = _session_from_env()

@@ -49,13 +49,14 @@ def open_db() -> TaskDB:
 def time_invested(db: TaskDB, task: Task) -> str:
     """``1h 5m in total (today 12m, last 7 days 1h)``, heartbeats folded in first when the
     database lock allows (a busy database only makes the figure slightly stale)."""
-    from missioncache_db import format_duration
+    from missioncache_time import format_duration, process_pending
+    from missioncache_time import time_invested as task_time
 
     try:
-        db.process_heartbeats()
+        process_pending(db)
     except sqlite3.OperationalError:
         pass
-    total, today, week = (db.time_invested(task.id, period) for period in ("all", "today", "week"))
+    total, today, week = (task_time(db, task.id, period) for period in ("all", "today", "week"))
     return (
         f"{format_duration(total)} in total (today {format_duration(today)}, "
         f"last 7 days {format_duration(week)})"

@@ -3,9 +3,9 @@ place so the formats agree and neither format module needs the other."""
 
 from __future__ import annotations
 
-from missioncache_db.durations import format_duration, shown_parts
-from missioncache_db.usage import format_cost
+from missioncache_cost import format_cost
 from missioncache_report.data import Report
+from missioncache_time import format_duration, shown_parts
 
 
 def token_count(tokens: dict) -> int:
@@ -15,7 +15,7 @@ def token_count(tokens: dict) -> int:
 
 def short_tokens(count: int) -> str:
     """``18.9k``, ``1.3M``: the token figure of a table cell."""
-    from missioncache_db.usage import format_tokens
+    from missioncache_cost import format_tokens
 
     return format_tokens(count).replace(" tokens", "")
 

@@ -1,10 +1,10 @@
 """What a report says, read from tasks.db: per task and per day, for one period.
 
-Every figure comes from ``TaskDB.time_split`` (time from turns: Claude's inside them,
+Every figure comes from ``missioncache_time.time_split`` (time from turns: Claude's inside them,
 yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
 are local calendar days: a day's figure is the time that fell within it, so the days of a
 period add up to its total. Work sessions (runs of prompts within the idle timeout) count
-on the day they started. Compaction counts come from ``missioncache_db.compactions``.
+on the day they started. Compaction counts come from ``missioncache_db._compactions``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from missioncache_time import time_split
+
 if TYPE_CHECKING:
     from missioncache_db import Task, TaskDB
-    from missioncache_db.turns import TimeSplit
+    from missioncache_time import TimeSplit
 
 PERIODS = ("today", "week", "month", "all")
 # "week" is a rolling window, not Monday to Sunday: every report says so in its title.
@@ -87,7 +89,7 @@ class Report:
 def period_start(period: str, now: float) -> float | None:
     """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
     week = today and the 6 days before; month = today and the 29 days before; all: None)."""
-    from missioncache_db.sessions import period_start as db_period_start
+    from missioncache_time import period_start as db_period_start
 
     if period not in PERIODS:
         raise ValueError(f"invalid period {period!r}: use one of {', '.join(PERIODS)}")
@@ -105,9 +107,9 @@ def collect(
     Tasks with no time in the period are left out unless named."""
     now = time.time() if now is None else now
     since = period_start(period, now)
-    from missioncache_db.rollup import refresh
+    from missioncache_time import refresh_days
 
-    refresh(db.conn, now)  # the day summaries every row below is read from
+    refresh_days(db.conn, now)  # the day summaries every row below is read from
     report = Report(
         period=period,
         start=_day(since) if since is not None else None,
@@ -159,7 +161,7 @@ def shown_name(task: Task) -> str:
 
 def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: float) -> tuple:
     row = TaskRow(task.id, shown_name(task), task.status)
-    found = db.time_split(task.id, period, now)
+    found = time_split(db, task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
     row.waiting = found.waiting
     family = [task.id, *(fork.id for fork in db.forks_of(task.id))]
@@ -201,8 +203,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
 
 def _usage_per_day(db: TaskDB, task_ids: list[int], since: float | None) -> dict:
     """The tasks' tokens and cost by the local day each message was written."""
-    from missioncache_db.prices import load_prices
-    from missioncache_db.usage import Tokens, task_rows
+    from missioncache_cost import Tokens, load_prices, task_rows
 
     prices = load_prices()
     out: dict[str, Tokens] = {}
@@ -294,7 +295,7 @@ def _first_prompt(db: TaskDB, task_id: int, day: str) -> str:
 
 def _day_bounds(day: str) -> tuple[float, float]:
     """``[local midnight, next local midnight)`` of a ``YYYY-MM-DD`` day (DST-safe)."""
-    from missioncache_db.timefmt import local_midnight_epoch
+    from missioncache_db import local_midnight_epoch
 
     year, month, mday = (int(part) for part in day.split("-"))
     noon = time.mktime((year, month, mday, 12, 0, 0, 0, 0, -1))  # DST-safe anchor
@@ -305,14 +306,14 @@ def _day_splits(db: TaskDB, task_id: int, days: list[str], now: float) -> list:
     """The task's time within each local day: the turns and gaps are cut once from all
     the events, then clipped to each day (``sessions.day_splits``), so a day's figure
     never depends on what happened the next morning, and the days add up to the period."""
-    from missioncache_db.sessions import day_splits
+    from missioncache_time import day_splits
 
     return day_splits(db.conn, task_id, [_day_bounds(day) for day in days], now)
 
 
 def compactions(task: Task, since: float | None) -> int | None:
     """Compactions in the period; None when the records cannot be read (shown as -)."""
-    from missioncache_db.compactions import compaction_count
+    from missioncache_db import compaction_count
 
     try:
         return int(compaction_count(task, since_epoch=since))

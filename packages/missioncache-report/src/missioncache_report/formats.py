@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from missioncache_db.durations import format_duration, shown_parts
-from missioncache_db.usage import format_cost
+from missioncache_cost import format_cost
 from missioncache_report.cells import csv_rows, text_cell
 from missioncache_report.columns import columns, short_tokens, token_count, totals
 from missioncache_report.data import Report
+from missioncache_time import format_duration, shown_parts
 
 FORMATS = ("text", "csv", "json", "html", "timesheet")
 

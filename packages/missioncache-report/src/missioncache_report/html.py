@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import date, timedelta
 from html import escape
 
-from missioncache_db.durations import format_duration
-from missioncache_db.usage import format_cost
+from missioncache_cost import format_cost
 from missioncache_report.data import Report
+from missioncache_time import format_duration
 
 PALETTE = [
     "#2f7ed8",
@@ -191,7 +191,7 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.counted)), "work sessions"),
     ]
-    from missioncache_db.durations import shown_parts
+    from missioncache_time import shown_parts
 
     claude = sum(t.claude for t in report.counted)
     claude, you = shown_parts(report.seconds, claude, report.seconds - claude)

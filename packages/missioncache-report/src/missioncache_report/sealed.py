@@ -1,5 +1,5 @@
 """The report's rows for the sealed days of a period, read from the day summaries
-(``missioncache_db.daily``): the report computes from the events only the days after
+(``missioncache_time.sealed_days``): the report computes from the events only the days after
 them, so a year's report reads a row per day, not every prompt and message."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from missioncache_cost import Tokens
     from missioncache_db import TaskDB
-    from missioncache_db.usage import Tokens
 
 _NO_TOKENS = ("input", "output", "cache_write", "cache_read")
 
@@ -20,9 +20,9 @@ def sealed_rows(
     """``(live, days, sessions, tokens)``: the moment from which the caller computes from
     the events (``since`` itself when no summary can be used), the ``DayRow`` of every
     sealed day with something in it, their work sessions and their tokens."""
-    from missioncache_db.daily import sealed_days
-    from missioncache_db.usage import Tokens
+    from missioncache_cost import Tokens
     from missioncache_report.data import DayRow
+    from missioncache_time import sealed_days
 
     whole = Tokens()
     found = sealed_days(db.conn, task_id, since, now)

@@ -39,7 +39,7 @@ def write_session_binding(
 
     ``fullPath`` (the task's folder under the data root) lets the hooks that run after
     every turn find the task's files from the binding alone, without opening tasks.db
-    (``missioncache_db.bound.bound_task``)."""
+    (``missioncache_db._bound.bound_task``)."""
     path = binding_file(session_id)
     if path is None:
         return False

@@ -24,7 +24,9 @@ BUSY_TIMEOUT = 0.2
 def task_facts(cwd: str, session_id: SessionId) -> dict | None:
     """Everything the line needs about the session's task, or None when it has none (or
     MissionCache is not set up: nothing is created for a user who never made a task)."""
-    from missioncache_db.db import open_if_set_up
+    from missioncache_cost import task_tokens
+    from missioncache_db import open_if_set_up
+    from missioncache_time import period_start, time_split
 
     db = open_if_set_up(BUSY_TIMEOUT)
     if db is None:
@@ -34,8 +36,8 @@ def task_facts(cwd: str, session_id: SessionId) -> dict | None:
         if task is None:
             return None
         _fold_heartbeats(db)
-        total, claude, you = db.time_split(task.id, period="today")
-        spent = db.task_tokens(task.id, "today")
+        total, claude, you = time_split(db, task.id, period="today")
+        spent = task_tokens(db.conn, task.id, period_start("today"))
         facts: dict[str, Any] = {
             "task_id": task.id,
             "name": task.name,
@@ -85,10 +87,12 @@ def _fold_heartbeats(db: TaskDB) -> None:
     never waiting long for the lock: a busy database just shows the last figure."""
     try:
         pending = db.conn.execute("SELECT 1 FROM heartbeats WHERE processed = 0 LIMIT 1")
-        from missioncache_db.spool import pending_files
+        from missioncache_spool import pending_files
 
         if pending.fetchone() or pending_files(db.spool_folder):
-            db.process_heartbeats()
+            from missioncache_time import process_pending
+
+            process_pending(db)
     except Exception:
         pass
 
@@ -96,7 +100,7 @@ def _fold_heartbeats(db: TaskDB) -> None:
 def compactions_since(task: Task, since_epoch: float | None) -> int | None:
     """Compactions of the task since the context file was last saved; None when its
     records cannot be read (the line then shows no mark rather than a wrong one)."""
-    from missioncache_db.compactions import compaction_count
+    from missioncache_db import compaction_count
 
     try:
         return int(compaction_count(task, since_epoch=since_epoch))

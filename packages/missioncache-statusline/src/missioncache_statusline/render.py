@@ -27,7 +27,7 @@ _MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def duration(seconds: Any) -> str:
-    from missioncache_db.durations import format_duration
+    from missioncache_time import format_duration
 
     return format_duration(seconds or 0)
 
@@ -36,7 +36,7 @@ def money(cost: Any) -> str:
     """Today's cost: ``$4.12``, ``<$0.01``, or ``$?`` when a model's price is unknown."""
     if isinstance(cost, bool) or not isinstance(cost, (int, float)):
         return "$?"
-    from missioncache_db.usage import format_cost
+    from missioncache_cost import format_cost
 
     return format_cost(cost)
 
@@ -65,7 +65,7 @@ def segments(facts: dict, edits: dict | None, color: bool, now: float, level: in
     if level <= 3:
         today = f"today {duration(facts.get('today'))}"
         if level == 0 and facts.get("today"):
-            from missioncache_db.durations import format_split
+            from missioncache_time import format_split
 
             split = (facts.get(key) or 0 for key in ("today", "claude", "you"))
             today = f"today {format_split(split)}"

@@ -16,7 +16,7 @@ WALL_SECONDS = 90
 
 
 def auto(reason: str) -> int:
-    from missioncache_db.heartbeat_auto import arm_hard_wall
+    from missioncache_time import arm_hard_wall
 
     arm_hard_wall(WALL_SECONDS)
     try:

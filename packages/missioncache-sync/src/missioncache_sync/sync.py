@@ -116,7 +116,7 @@ def machine_name() -> str:
 # -- setup -------------------------------------------------------------------------------
 def setup(url: str, name: str | None = None) -> Outcome:
     """Make the data root a git working tree whose ``origin`` is ``url``, then sync."""
-    from missioncache_db.events import machine_id
+    from missioncache_sync._event_log import machine_id
 
     url = url.strip()
     if not url or url.startswith("-") or "\n" in url:
@@ -212,25 +212,27 @@ def exchange_local() -> Outcome:
 
 
 def _export() -> int:
-    from missioncache_db.db import TaskDB
-    from missioncache_db.events import export_events
+    from missioncache_db import TaskDB
+    from missioncache_sync._event_log import export_events
+    from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=10.0) as db:
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except Exception:  # a busy database: what is in it is exported, the rest next time
             pass
         return export_events(db.conn)
 
 
 def _import() -> int:
-    from missioncache_db.db import TaskDB
-    from missioncache_db.events import import_events
+    from missioncache_db import TaskDB
+    from missioncache_sync._event_merge import import_events
+    from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=10.0) as db:
         count = import_events(db.conn)
         try:
-            db.process_heartbeats()
+            process_pending(db)
         except Exception:
             pass
         return count

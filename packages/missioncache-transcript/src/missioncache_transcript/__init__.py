@@ -7,7 +7,7 @@ only for what they touch.
 
 from __future__ import annotations
 
-import sys
+from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,18 +55,4 @@ _EXPORTS = {
 }
 
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> object:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    qualified = f"{__name__}.{module}"
-    __import__(qualified)  # not importlib: that package costs an import of its own
-    value = getattr(sys.modules[qualified], name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

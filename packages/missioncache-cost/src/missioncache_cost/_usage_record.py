@@ -1,0 +1,178 @@
+"""Recording a session's token usage at the end of a turn, without touching SQLite.
+
+Stop (and StopFailure, PreCompact) read what the session's transcript and its subagents'
+transcripts gained since the last read (``missioncache_transcript.usage``), from the byte
+offsets kept in ``<claude>/hooks/state/usage/<session id>.json``, and append the messages
+found to the heartbeat spool as ``"type": "usage"`` lines. Ingesting stores them in
+tasks.db table ``usage`` (``missioncache_cost._tokens``), one row per message whatever the
+number of times it is spooled, so a crash between the spool write and the state write
+costs nothing: the next read spools the same messages again and the duplicates are
+ignored. Read while the transcript exists: Claude Code deletes old transcripts
+(``cleanupPeriodDays``).
+
+Which task the tokens belong to is not worked out here (that needs tasks.db): the rows are
+joined to the session's heartbeats when they are stored or read. An untracked session has
+none, so its tokens reach no task.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from missioncache_spool import USAGE
+from missioncache_state.ids import session_id_or_none
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from missioncache_state.ids import PromptId, SessionId
+
+STATE_KIND = "usage"
+PER_LINE = 150  # messages per spool line: a line stays far below spool.MAX_LINE
+MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the next one
+# Claude Code may run Stop before it has written the turn to the transcript (seen on
+# 2.1.328 for a resumed session: the file still ended where the last Stop stopped). A read
+# that found no message of the turn's own prompt is tried again, a few times, well inside
+# Stop's 10 s.
+CATCH_UP_TRIES = 20
+CATCH_UP_DELAY = 0.05  # seconds
+SEEN_PROMPTS = 8  # turns remembered as read: a later Stop for one of them never waits
+
+
+def _as_row(message: Any, agent: str | None, fallback_prompt: str | None) -> list:
+    prompt = message.prompt_id or fallback_prompt
+    epoch = message.epoch if message.epoch is not None else time.time()
+    return [message.key, message.model, message.speed, agent, prompt, epoch, *message.tokens()]
+
+
+def _read_file(
+    path: str, entry: Any, agent: str | None, fallback_prompt: str | None, waits: list
+) -> tuple[list[list], list]:
+    """(rows, new state entry) for one transcript, read from its kept offset; the main
+    transcript's waits (API retries, usage limits) are added to ``waits``."""
+    from missioncache_transcript.usage import read_usage
+
+    offset, prompt = 0, None
+    if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int):
+        offset = max(0, entry[0])
+        prompt = entry[1] if isinstance(entry[1], str) else None
+    found = read_usage(path, offset, prompt)
+    if agent is None:
+        waits.extend([epoch, seconds] for epoch, seconds in found.waits)
+    rows = [_as_row(m, agent, fallback_prompt) for m in found.messages]
+    return rows, [found.offset, found.prompt_id]
+
+
+def _agent_name(path: str) -> str:
+    name = os.path.basename(path)[len("agent-") : -len(".jsonl")]
+    return session_id_or_none(name) or "agent"
+
+
+def collect(
+    transcript: str, state: dict, prompt_id: str | None, waits: list | None = None
+) -> tuple[list[list], dict]:
+    """The new messages of a session's transcripts and the state to keep after them."""
+    waits = [] if waits is None else waits
+    from missioncache_transcript.usage import subagent_transcripts
+
+    files = state.get("files") if state.get("transcript") == transcript else None
+    old = files if isinstance(files, dict) else {}
+    new: dict[str, list] = {}
+    rows, kept = _read_file(transcript, old.get("main"), None, prompt_id, waits)
+    new["main"] = kept
+    for path in subagent_transcripts(transcript)[:MAX_FILES]:
+        key = os.path.basename(path)
+        found, kept = _read_file(path, old.get(key), _agent_name(path), prompt_id, waits)
+        rows.extend(found)
+        new[key] = kept
+    return rows, {"transcript": transcript, "files": new}
+
+
+def spool_records(session_id: str, rows: list[list], waits: list | None = None) -> list[dict]:
+    """The spool lines holding ``rows`` (``PER_LINE`` messages each) and ``waits``."""
+    now = time.time()
+    records = [
+        {
+            "type": USAGE,
+            "uid": os.urandom(16).hex(),
+            "epoch": now,
+            "session_id": session_id,
+            "m": rows[start : start + PER_LINE],
+        }
+        for start in range(0, len(rows), PER_LINE)
+    ]
+    for start in range(0, len(waits or []), PER_LINE):
+        records.append(
+            {
+                "type": USAGE,
+                "uid": os.urandom(16).hex(),
+                "epoch": now,
+                "session_id": session_id,
+                "m": [],
+                "w": (waits or [])[start : start + PER_LINE],
+            }
+        )
+    return records
+
+
+def _caught_up(kept: dict, rows: list[list], prompt_id: str) -> bool:
+    """Whether the read got as far as a message of the turn ``prompt_id`` (``kept``: the
+    state after it). A transcript whose records name no prompt at all is never waited
+    for."""
+    main = kept.get("files", {}).get("main")
+    if not isinstance(main, list) or len(main) != 2 or main[1] is None:
+        return True
+    return any(row[4] == prompt_id for row in rows)
+
+
+def _seen_prompts(seen: list, rows: list[list]) -> list:
+    """The newest ``SEEN_PROMPTS`` prompt ids whose messages have been read."""
+    for row in rows:
+        if isinstance(row[4], str) and row[4] not in seen:
+            seen = [*seen, row[4]]
+    return seen[-SEEN_PROMPTS:]
+
+
+def record_usage(
+    sid: SessionId | None, transcript_path: Any, prompt_id: PromptId | None = None
+) -> int:
+    """Spool the messages ``transcript_path`` and its subagents gained since the last
+    call for this session; returns how many. The ids come parsed (the hook's entry parses
+    them once). Nothing where MissionCache is not set up, without a session id or for a
+    transcript path that is not an absolute ``.jsonl``."""
+    from missioncache_state.locations import heartbeat_spool_dir, is_set_up
+
+    if sid is None or not is_set_up():
+        return 0
+    if not isinstance(transcript_path, str) or not transcript_path.endswith(".jsonl"):
+        return 0
+    if not os.path.isabs(transcript_path) or "\0" in transcript_path:
+        return 0
+    from missioncache_state.statefile import load_state, save_state
+
+    state = load_state(STATE_KIND, sid) or {}
+    waits: list = []
+    rows, kept = collect(transcript_path, state, prompt_id, waits)
+    # A turn whose messages an earlier call already read (a second Stop for the same
+    # prompt, a StopFailure then a Stop) is caught up: nothing more of it is coming.
+    kept_seen = state.get("seen")
+    seen: list = kept_seen if isinstance(kept_seen, list) else []
+    tries = CATCH_UP_TRIES
+    while prompt_id is not None and tries and prompt_id not in seen:
+        if _caught_up(kept, rows, prompt_id):
+            break
+        tries -= 1
+        time.sleep(CATCH_UP_DELAY)
+        more, kept = collect(transcript_path, kept, prompt_id, waits)
+        rows.extend(more)
+    kept["seen"] = _seen_prompts(seen, rows)
+    if rows or waits:
+        import missioncache_spool as spool
+
+        for record in spool_records(sid, rows, waits):
+            spool.append(heartbeat_spool_dir(), record)
+    if kept != state:
+        save_state(STATE_KIND, kept, sid)
+    return len(rows)

@@ -1,0 +1,294 @@
+"""Where two machines' events merge: the other machines' logs replayed into tasks.db.
+
+``import_events`` reads every log from where it stopped (``event_files``) inside one
+write transaction; each event type has its importer (``IMPORTERS``). A row goes in with
+``INSERT OR IGNORE`` on its uid and ``synced = 1`` (never exported again as ours); a task
+event carries the task's whole state and wins when it is newer than the local row. The
+logs themselves, and what this machine writes into its own, are ``_event_log``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from missioncache_db import (
+    STATUSES,
+    is_contained,
+    is_valid_name,
+    local_text,
+    stamp_worked_on,
+    write_transaction,
+)
+from missioncache_state.ids import prompt_id_or_none, session_id_or_none
+from missioncache_state.json_codec import dumps
+from missioncache_state.sqlite import sqlite3
+from missioncache_sync._event_log import is_uid, log_files, read_from
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+class _Import:
+    """One import: the uid -> local task id map and what the caller must do after commit."""
+
+    def __init__(self, conn: sqlite3.Connection, keep_ids: dict | None):
+        self.conn = conn
+        self.keep_ids = keep_ids or {}
+        self.closed: list[int] = []
+        self.count = 0
+        self.ids: dict[str, int] = dict(conn.execute("SELECT uid, id FROM tasks"))
+        self.ids.update(conn.execute("SELECT uid, task_id FROM task_uids"))
+
+
+def import_events(
+    conn: sqlite3.Connection, include_own: bool = False, keep_ids: dict | None = None
+) -> int:
+    """Import the new events of the other machines' logs (``include_own``: this machine's
+    too, for a rebuild; ``keep_ids``: task uid -> the id it had, so bindings stay true).
+    Returns how many events changed something."""
+    from missioncache_state.bindings import unbind_task
+
+    with write_transaction(conn):
+        state = _Import(conn, keep_ids)
+        offsets = dict(conn.execute("SELECT path, offset FROM event_files"))
+        tasks: list[dict] = []
+        facts: list[dict] = []
+        new_offsets = []
+        for key, path in log_files(include_own):
+            events, offset = read_from(path, 0 if include_own else offsets.get(key, 0))
+            for event in events:
+                (tasks if event.get("type") in ("task", "deleted") else facts).append(event)
+            new_offsets.append((key, offset))
+        tasks.sort(key=lambda e: (float(e["at"]), str(e.get("id"))))
+        facts.sort(key=lambda e: float(e["at"]))
+        for event in tasks + facts:
+            importer = IMPORTERS.get(str(event.get("type")))
+            if importer is not None and importer(state, event):
+                state.count += 1
+        conn.executemany(
+            "INSERT OR REPLACE INTO event_files(path, offset) VALUES (?, ?)", new_offsets
+        )
+    for task_id in state.closed:
+        unbind_task(task_id)
+    if state.count:
+        from missioncache_time import refresh_days
+
+        refresh_days(conn, existing=True)  # the days the imported events touched
+    return state.count
+
+
+def _local_repo(conn: sqlite3.Connection, repo: object) -> int | None:
+    """This machine's repository for a task event's: one registered here with the same
+    path or git remote, else the other machine's path, marked ``elsewhere``: a session
+    starting there resolves it by path; one starting in a folder with the same remote (or
+    name) adopts it (``resolve``). A path that exists here is no proof it is the same
+    repository: two HOMEs on one disk each have their own clone."""
+    if not isinstance(repo, dict) or not isinstance(repo.get("path"), str):
+        return None
+    path, remote = repo["path"], repo.get("remote")
+    remote = remote if isinstance(remote, str) and remote else None
+    row = conn.execute("SELECT id FROM repositories WHERE path = ?", (path,)).fetchone()
+    if row:
+        return int(row[0])
+    if remote:
+        row = conn.execute(
+            "SELECT id FROM repositories WHERE remote = ? ORDER BY id LIMIT 1", (remote,)
+        ).fetchone()
+        if row:
+            return int(row[0])
+    name = repo.get("name") if isinstance(repo.get("name"), str) else os.path.basename(path)
+    conn.execute(
+        "INSERT OR IGNORE INTO repositories(path, short_name, created_at, remote, elsewhere) "
+        "VALUES (?, ?, ?, ?, 1)",
+        (path, name or path, local_text(time.time()), remote),
+    )
+    return int(conn.execute("SELECT id FROM repositories WHERE path = ?", (path,)).fetchone()[0])
+
+
+def _valid_task(event: dict) -> bool:
+    name, path = event.get("name"), event.get("path")
+    return (
+        is_uid(event.get("task"))
+        and is_valid_name(name)
+        and is_contained(path, name)
+        and isinstance(path, str)
+        and path.startswith("active/")
+        and event.get("status") in STATUSES
+    )
+
+
+def _import_task(state: _Import, event: dict) -> bool:
+    if not _valid_task(event):
+        return False
+    conn, uid, at = state.conn, event["task"], float(event["at"])
+    jira = event.get("jira") if isinstance(event.get("jira"), str) else None
+    parent_uid = event.get("parent")
+    parent = state.ids.get(parent_uid) if isinstance(parent_uid, str) else None
+    fork_uid = event.get("fork_of")  # the task a fork branched from (docs/forks.md)
+    fork_of = state.ids.get(fork_uid) if isinstance(fork_uid, str) else None
+    local = state.ids.get(uid)
+    if local is None:
+        row = conn.execute("SELECT id FROM tasks WHERE full_path = ?", (event["path"],)).fetchone()
+        if row is not None:  # created on both machines before they synced: one task
+            local = int(row[0])
+            conn.execute(
+                "INSERT OR IGNORE INTO task_uids(uid, task_id) VALUES (?, ?)", (uid, local)
+            )
+            state.ids[uid] = local
+    if local is None:
+        created = event.get("created") if isinstance(event.get("created"), str) else None
+        stamp = created or local_text(at)
+        wanted = state.keep_ids.get(uid)
+        taken = (
+            wanted is None or conn.execute("SELECT 1 FROM tasks WHERE id = ?", (wanted,)).fetchone()
+        )
+        cursor = conn.execute(
+            "INSERT INTO tasks(id, repo_id, name, full_path, parent_id, status, jira_key, "
+            "created_at, updated_at, uid, changed, synced, fork_of) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                None if taken else wanted, _local_repo(conn, event.get("repo")), event["name"],
+                event["path"], parent, event["status"], jira, stamp, local_text(at), uid, at, at,
+                fork_of,
+            ),
+        )  # fmt: skip
+        assert cursor.lastrowid is not None
+        state.ids[uid] = cursor.lastrowid
+        return True
+    row = conn.execute(
+        "SELECT changed, status, repo_id FROM tasks WHERE id = ?", (local,)
+    ).fetchone()
+    if row is None or (row[0] is not None and at <= row[0]):
+        return False  # this machine's state is as new or newer
+    repo_id = row[2]
+    if repo_id is None or not _repo_is_here(conn, repo_id):
+        repo_id = _local_repo(conn, event.get("repo")) or repo_id
+    conn.execute(
+        "UPDATE tasks SET name = ?, full_path = ?, parent_id = ?, status = ?, jira_key = ?, "
+        "repo_id = ?, updated_at = ?, changed = ?, synced = ?, fork_of = ? WHERE id = ?",
+        (
+            event["name"], event["path"], parent, event["status"], jira, repo_id,
+            local_text(at), at, at, fork_of, local,
+        ),
+    )  # fmt: skip
+    if event["status"] not in ("active", "paused"):
+        state.closed.append(local)
+    return True
+
+
+def _repo_is_here(conn: sqlite3.Connection, repo_id: int) -> bool:
+    row = conn.execute("SELECT path FROM repositories WHERE id = ?", (repo_id,)).fetchone()
+    return row is not None and os.path.isdir(row[0])
+
+
+def _import_deleted(state: _Import, event: dict) -> bool:
+    uid, at = event.get("task"), float(event["at"])
+    local = state.ids.get(uid) if isinstance(uid, str) and is_uid(uid) else None
+    if local is None:
+        return False
+    conn = state.conn
+    row = conn.execute("SELECT changed FROM tasks WHERE id = ?", (local,)).fetchone()
+    has_children = conn.execute("SELECT 1 FROM tasks WHERE parent_id = ?", (local,)).fetchone()
+    if row is None or has_children or (row[0] is not None and row[0] > at):
+        return False  # changed here after the delete (or a parent): kept
+    uids = [u for u, i in state.ids.items() if i == local]
+    conn.execute("DELETE FROM tasks WHERE id = ?", (local,))
+    conn.executemany("UPDATE task_tombstones SET synced = 1 WHERE uid = ?", [(u,) for u in uids])
+    for u in uids:
+        del state.ids[u]
+    state.closed.append(local)
+    return True
+
+
+_INSERT_HEARTBEAT = (
+    "INSERT OR IGNORE INTO heartbeats(uid, task_id, timestamp, epoch, session_id, context, "
+    "prompt_id, kind, processed, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1)"
+)
+
+
+def _import_heartbeat(state: _Import, event: dict) -> bool:
+    uid, task = event.get("id"), state.ids.get(event.get("task"))  # type: ignore[arg-type]
+    if not is_uid(uid) or task is None:
+        return False
+    epoch = float(event["at"])
+    context = event.get("context")
+    text = local_text(epoch)
+    cursor = state.conn.execute(
+        _INSERT_HEARTBEAT,
+        (
+            uid, task, text, epoch, session_id_or_none(event.get("session")),
+            None if context is None else dumps(context, sort_keys=True),
+            prompt_id_or_none(event.get("prompt")),
+            "synthetic" if event.get("kind") == "synthetic" else None,
+        ),
+    )  # fmt: skip
+    if cursor.rowcount:
+        stamp_worked_on(state.conn, task, min(text, local_text(time.time())))
+    return cursor.rowcount > 0
+
+
+def _import_turn_end(state: _Import, event: dict) -> bool:
+    uid, prompt, background = event.get("id"), prompt_id_or_none(event.get("prompt")), 0
+    if isinstance(event.get("background"), int) and not isinstance(event["background"], bool):
+        background = max(0, min(event["background"], 1000))
+    if not is_uid(uid) or prompt is None:
+        return False
+    outcome = event.get("outcome") if event.get("outcome") in ("stop", "failure") else "stop"
+    cursor = state.conn.execute(
+        "INSERT OR IGNORE INTO turn_ends(uid, session_id, prompt_id, epoch, outcome, "
+        "background, synced) VALUES (?, ?, ?, ?, ?, ?, 1)",
+        (
+            uid, session_id_or_none(event.get("session")), prompt, float(event["at"]),
+            outcome, background,
+        ),
+    )  # fmt: skip
+    return cursor.rowcount > 0
+
+
+_INSERT_USAGE = (
+    "INSERT OR IGNORE INTO usage(session_id, message_key, model, speed, agent, prompt_id, "
+    "epoch, input_tokens, output_tokens, cache_5m_tokens, cache_1h_tokens, cache_read_tokens, "
+    "task_id, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"
+)
+
+
+def _import_usage(state: _Import, event: dict) -> bool:
+    """A message's tokens, checked as a spooled one is; stored once (session, message)."""
+    from missioncache_cost import valid_message
+
+    task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
+    tokens = event.get("tokens")
+    if task is None or session is None or not isinstance(tokens, list):
+        return False
+    fields = [event.get(name) for name in ("key", "model", "speed", "agent", "prompt")]
+    row = valid_message(session, [*fields, event["at"], *tokens])
+    if row is None:
+        return False
+    return state.conn.execute(_INSERT_USAGE, (*row, task)).rowcount > 0
+
+
+def _import_wait(state: _Import, event: dict) -> bool:
+    from missioncache_cost import valid_wait
+
+    task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
+    row = valid_wait(session, [event["at"], event.get("seconds")]) if session else None
+    if task is None or row is None:
+        return False
+    cursor = state.conn.execute(
+        "INSERT OR IGNORE INTO waits(session_id, epoch, seconds, task_id, synced) "
+        "VALUES (?, ?, ?, ?, 1)",
+        (*row, task),
+    )
+    return cursor.rowcount > 0
+
+
+IMPORTERS: dict[str, Callable[[_Import, dict], bool]] = {
+    "task": _import_task,
+    "deleted": _import_deleted,
+    "heartbeat": _import_heartbeat,
+    "turn_end": _import_turn_end,
+    "usage": _import_usage,
+    "wait": _import_wait,
+}

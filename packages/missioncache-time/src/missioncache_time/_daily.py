@@ -1,0 +1,149 @@
+"""Reading a window of time and tokens through the day summaries (``rollup``): the sealed
+days of the window from their rows, the few days after ``sealed`` from the events. A read
+costs what its window holds: a period reads its days' rows (all time: one row per task)
+and the events of the last days, never the whole history.
+
+Every function returns None when the summaries cannot be used right now (none built, a
+mark waiting, another idle timeout, a clock set back, a window that starts after
+``sealed``): the caller then computes from the events as before, with the same result.
+"""
+
+from __future__ import annotations
+
+from missioncache_state.sqlite import sqlite3
+from missioncache_time import _rollup as rollup
+from missioncache_time import _turns as turns
+from missioncache_time._turns import TimeSplit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_cost import Tokens
+
+
+def _cut(conn: sqlite3.Connection, since: float | None, now: float) -> float | None:
+    from missioncache_time._sessions import read_config
+
+    idle, tail = read_config(conn)
+    sealed = rollup.sealed_at(conn, idle, float(tail), now)
+    if sealed is None or (since is not None and since >= sealed):
+        return None
+    return sealed
+
+
+def window_split(
+    conn: sqlite3.Connection,
+    task_id: int,
+    family: list[int],
+    since: float | None,
+    idle: float,
+    tail: float,
+    now: float,
+) -> TimeSplit | None:
+    """``sessions.time_split`` of ``[since, now]`` (``since`` a local midnight, or None)."""
+    from missioncache_cost import waiting_seconds
+    from missioncache_time._sessions import family_events
+
+    sealed = _cut(conn, since, now)
+    if sealed is None:
+        return None
+    claude = you = waiting = 0.0
+    if since is None:
+        row = conn.execute(
+            "SELECT claude, you, waiting FROM task_rollup WHERE task_id = ?", (task_id,)
+        ).fetchone()
+        if row is not None:
+            claude, you, waiting = row
+    else:
+        for day_claude, day_you, day_waiting in conn.execute(
+            "SELECT claude, you, waiting FROM day_rollup WHERE task_id = ? AND start >= ?"
+            " AND start < ? ORDER BY start",
+            (task_id, since, sealed),
+        ):
+            claude += day_claude
+            you += day_you
+            waiting += day_waiting
+    starts, ends = family_events(conn, family, sealed - rollup.reach(idle, tail))
+    blocks, gaps = turns.merge(turns.turn_intervals(starts, ends, idle, tail, now))
+    claude += turns.clipped(blocks, sealed, now)
+    you += turns.clipped(gaps, sealed, now)
+    waiting += waiting_seconds(conn, family, sealed, now)
+    total = round(claude + you)
+    claude_whole = min(total, round(claude))
+    return TimeSplit(total, claude_whole, total - claude_whole).less_waiting(waiting)
+
+
+def window_tokens(
+    conn: sqlite3.Connection, task_id: int, since: float | None, prices: object, now: float
+) -> Tokens | None:
+    """``usage.task_tokens`` of ``[since, now]``: the family's tokens and cost."""
+    from missioncache_cost import Tokens, task_rows
+    from missioncache_db import family_ids
+
+    sealed = _cut(conn, since, now)
+    if sealed is None or not rollup.prices_match(conn, prices):
+        return None
+    tokens = Tokens()
+    if since is None:
+        rows = conn.execute(
+            f"SELECT {_TOKEN_COLUMNS} FROM task_rollup WHERE task_id = ?", (task_id,)
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            f"SELECT {_TOKEN_COLUMNS} FROM day_rollup WHERE task_id = ? AND start >= ?"
+            " AND start < ? ORDER BY start",
+            (task_id, since, sealed),
+        ).fetchall()
+    for row in rows:
+        tokens.merge(tokens_of(row))
+    for member in family_ids(conn, task_id):
+        for row in task_rows(conn, member, sealed):
+            tokens.add(row[0], row[1], tuple(row[2:7]), prices)  # type: ignore[arg-type]
+    return tokens
+
+
+_TOKEN_COLUMNS = "input, output, cache_5m, cache_1h, cache_read, known, unknown"
+
+
+def tokens_of(row: tuple) -> Tokens:
+    """A ``Tokens`` from the token columns of a summary row (``_TOKEN_COLUMNS``)."""
+    from missioncache_cost import Tokens
+
+    tokens = Tokens()
+    tokens.input, tokens.output, tokens.cache_5m, tokens.cache_1h, tokens.cache_read = row[:5]
+    tokens.known = row[5]
+    tokens.unknown = set(row[6].split("\n")) if row[6] else set()
+    return tokens
+
+
+class SealedDay:
+    """One sealed day of a task, as the report shows it."""
+
+    __slots__ = ("day", "first", "has_usage", "sessions", "split", "tokens")
+
+    def __init__(self, row: tuple):
+        day, claude, you, waiting, sessions, first, messages = row[:7]
+        total = round(claude + you)
+        claude_whole = min(total, round(claude))
+        self.day: str = day
+        self.split = TimeSplit(total, claude_whole, total - claude_whole).less_waiting(waiting)
+        self.sessions: int = sessions
+        self.first: float | None = first
+        self.has_usage = bool(messages)
+        self.tokens = tokens_of(row[7:])
+
+
+def sealed_days(
+    conn: sqlite3.Connection, task_id: int, since: float | None, now: float
+) -> tuple[float, list[SealedDay]] | None:
+    """The task's sealed days from ``since`` on and the moment after which the caller
+    computes from the events, or None when the summaries cannot be used."""
+    sealed = _cut(conn, since, now)
+    if sealed is None:
+        return None
+    rows = conn.execute(
+        "SELECT day, claude, you, waiting, sessions, first, messages,"
+        f" {_TOKEN_COLUMNS} FROM day_rollup WHERE task_id = ? AND start >= ? AND start < ?"
+        " ORDER BY start",
+        (task_id, -1e300 if since is None else since, sealed),
+    ).fetchall()
+    return sealed, [SealedDay(row) for row in rows]
