@@ -72,7 +72,7 @@ def build(home: Home, years: float) -> dict:
     from missioncache_cost import spool_records
     from missioncache_db import TaskDB
     from missioncache_spool import append as spool_append
-    from missioncache_time import process_pending, record_heartbeat, refresh_days, spool_turn_end
+    from missioncache_time import process_pending, refresh_days
 
     rnd = random.Random(36)
     saved = _environ(home)

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from missioncache_cost import Tokens, insert_usage, load_prices, task_rows, waiting_seconds
 from missioncache_db import TaskDB, local_midnight_epoch
-from missioncache_time import process_pending, record_heartbeat, spool_turn_end, time_split
 from missioncache_time import _daily as daily
 from missioncache_time import _rollup as rollup
+from missioncache_time import process_pending, record_heartbeat, spool_turn_end, time_split
 from missioncache_time._sessions import family_events, period_start, read_config
 from missioncache_time._turns import TimeSplit, clipped, merge, split, turn_intervals
 
