@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from missioncache_cost import Tokens, insert_usage, load_prices, task_rows, waiting_seconds
@@ -116,6 +116,25 @@ def tokens_of_rows(conn, family, since=None):
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(prompts, messages, waits, st.integers(0, BATCHES), st.integers(0, BATCHES))
+# A prompt recorded again days later counts once, at its first heartbeat: a day computed
+# from a window that misses the first one counted it twice (the second's tail), in a
+# sealed day and in the days after the seal.
+@example(
+    drawn=[(0, "s1", 0, "prompt", None, 0, "stop", False, 0, 0)] * 4
+    + [(380681, "s1", 0, "prompt", None, 0, "stop", False, 0, 0)],
+    drawn_messages=[],
+    drawn_waits=[],
+    fork_batch=0,
+    idle_batch=0,
+)
+@example(
+    drawn=[(0, "s1", 0, "prompt", None, 0, "stop", False, 0, 0)] * 4
+    + [(985481, "s1", 0, "prompt", None, 0, "stop", False, 0, 0)],
+    drawn_messages=[],
+    drawn_waits=[],
+    fork_batch=0,
+    idle_batch=0,
+)
 def test_day_summaries_equal_the_full_computation(
     mc_roots, tmp_path_factory, drawn, drawn_messages, drawn_waits, fork_batch, idle_batch
 ):

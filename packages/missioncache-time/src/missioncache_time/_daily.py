@@ -11,6 +11,7 @@ mark waiting, another idle timeout, a clock set back, a window that starts after
 from __future__ import annotations
 
 from missioncache_state.sqlite import sqlite3
+from missioncache_time import _daybook as daybook
 from missioncache_time import _rollup as rollup
 from missioncache_time import _turns as turns
 from missioncache_time._turns import TimeSplit
@@ -62,7 +63,9 @@ def window_split(
             claude += day_claude
             you += day_you
             waiting += day_waiting
-    starts, ends = family_events(conn, family, sealed - rollup.reach(idle, tail))
+    low = sealed - rollup.reach(idle, tail)
+    starts, ends = family_events(conn, family, low)
+    starts += daybook.earlier_copies(conn, family, low, float("inf"))
     blocks, gaps = turns.merge(turns.turn_intervals(starts, ends, idle, tail, now))
     claude += turns.clipped(blocks, sealed, now)
     you += turns.clipped(gaps, sealed, now)

@@ -63,6 +63,7 @@ def family_events(
         f"SELECT epoch, session_id, prompt_id, {KIND_CODE} FROM heartbeats WHERE {where}",
         params,
     ).fetchall()
+    starts += earlier_copies(conn, family, low, high)
     for session_id, prompt_id, epoch, background in conn.execute(
         f"SELECT e.session_id, e.prompt_id, e.epoch, {FAILURE_BACKGROUND} FROM heartbeats h "
         "JOIN turn_ends e ON e.session_id IS h.session_id AND e.prompt_id = h.prompt_id "
@@ -89,6 +90,35 @@ def family_events(
         if following is not None:
             starts.append(following)
     return starts, ends
+
+
+def earlier_copies(conn: sqlite3.Connection, family: list[int], low: float, high: float) -> list:
+    """The heartbeats before ``low`` of the prompts the window holds, and the session's next
+    prompt after each: a prompt recorded again (a resent prompt id, a replayed hook) counts
+    once, at its first heartbeat, in the full computation, so the window must see that
+    heartbeat too, or it counts the prompt a second time at a later one."""
+    marks = ",".join("?" * len(family))
+    kind = KIND_CODE.replace("kind", "h.kind")
+    # CROSS JOIN and unary +: driven from the window's heartbeats, each looked up by its
+    # prompt (the index on session and prompt), never from every heartbeat before it.
+    rows = conn.execute(
+        f"SELECT DISTINCT h.rowid, h.epoch, h.session_id, h.prompt_id, {kind} FROM heartbeats w"
+        " CROSS JOIN heartbeats h ON h.session_id IS w.session_id AND h.prompt_id = w.prompt_id"
+        f" WHERE w.task_id IN ({marks}) AND w.epoch >= ? AND w.epoch < ?"
+        f" AND w.prompt_id IS NOT NULL AND +h.task_id IN ({marks}) AND +h.epoch < ?",
+        (*family, low, high, *family, low),
+    ).fetchall()
+    out = [tuple(row[1:]) for row in rows]
+    for epoch, session_id in {(row[1], row[2]) for row in rows}:
+        following = conn.execute(
+            f"SELECT epoch, session_id, prompt_id, {KIND_CODE} FROM heartbeats"
+            f" WHERE session_id IS ? AND task_id IN ({marks}) AND epoch > ? AND epoch < ?"
+            " ORDER BY epoch LIMIT 1",
+            (session_id, *family, epoch, low),
+        ).fetchone()
+        if following is not None:
+            out.append(tuple(following))
+    return list(dict.fromkeys(out))  # each heartbeat once
 
 
 def _clip(intervals: list, bounds: list[tuple[float, float]]) -> list[float]:
