@@ -18,35 +18,25 @@ import os
 import shutil
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = REPO / "packages"
 HAND_WRITTEN = REPO / "plugin-src"
 
-# Libraries the hooks and the command line (bin/missioncache, cli/command.py) import at run
-# time, bundled as plugin/lib/<module>/.
-LIBRARIES = {
-    "missioncache-state": "missioncache_state",
-    "missioncache-spool": "missioncache_spool",
-    "missioncache-db": "missioncache_db",
-    "missioncache-cost": "missioncache_cost",
-    "missioncache-time": "missioncache_time",
-    "missioncache-transcript": "missioncache_transcript",
-    "missioncache-context": "missioncache_context",
-    "missioncache-hookio": "missioncache_hookio",
-    "missioncache-statusline": "missioncache_statusline",
-    "missioncache-report": "missioncache_report",
-    "missioncache-sync": "missioncache_sync",
-    "missioncache-cli": "missioncache_cli",
-}
+# Libraries the hooks, the command line and the slash commands (bin/missioncache,
+# slash/slash.py) import at run time, bundled as plugin/lib/<module>/: the list the root
+# pyproject.toml names once ([tool.missioncache] libraries).
+NAMED_ONCE = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+LIBRARIES = {name: name.replace("-", "_") for name in NAMED_ONCE["missioncache"]["libraries"]}
 
 # Scripts that are not hooks: (package, script, path in the plugin). The status line is
 # run from the user's settings.json (through the launcher `statusline install` writes);
-# cli/command.py is the command line for slash commands.
+# slash/slash.py is what the slash commands' files run.
 SCRIPTS = [
     ("missioncache-statusline", "statusline.py", "statusline/statusline.py"),
-    ("missioncache-cli", "command.py", "cli/command.py"),
+    ("missioncache-slash", "slash.py", "slash/slash.py"),
 ]
 
 # The `pm` MCP server: plugin.json runs `uvx --from "${CLAUDE_PLUGIN_ROOT}/missioncache-pm"
@@ -57,6 +47,9 @@ PM_SERVER_FILES = ("pyproject.toml", "README.md")
 # The dashboard, also run through uvx (`missioncache dashboard`), with its page's files.
 DASHBOARD = "missioncache-dashboard"
 DASHBOARD_STATIC = "src/missioncache_dashboard/static"
+
+# The team's server side (psycopg), run through uvx by `missioncache team` and the push.
+TEAMDB = "missioncache-teamdb"
 
 # Every hook's started script (hooks/<script>); the hook itself is its package's _<script>.
 HOOK_SCRIPT = PACKAGES / "missioncache-hookio" / "hook.py"
@@ -74,24 +67,17 @@ HOOKS = [
 
 
 def hook_command(script: str) -> str:
-    """The shell command Claude Code runs for a hook.
+    """The shell command Claude Code runs for a hook: ``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <hook>``.
 
-    It sources ``hooks/launch.sh`` (plugin-src), which runs the script (its path given in
-    the command, so it holds whoever expands ``${CLAUDE_PLUGIN_ROOT}``) under ``python3 -S``
-    on Linux and macOS, and under the first real Python of python3, python, ``py -3`` on
-    Windows or wherever python3 is missing. Sourced, not run with ``sh``: no extra process
-    on the hot path, and no ``sh`` needed on PATH; ``command .`` because a bare ``.`` of a
-    missing launcher (mid-update) makes dash exit 2, which blocks, ``|| true`` or not.
-    ``-S`` skips ``site``: hooks need only
-    the standard library and the bundled libraries, and a user's site-packages ``.pth``
-    files would otherwise run (and could fail) on every prompt. Double quotes keep a
-    plugin path with spaces whole. ``|| true`` matters: when the script is missing (the
-    plugin is being replaced by an update) python exits 2, which Claude Code treats as
-    "block the prompt / compaction"; our hooks never block on purpose, so any failure
-    is turned into a harmless exit 0.
+    Claude Code shows PreCompact's and PostCompact's command as written to the person (and
+    sends that line to the model on later turns), so the command carries no shell code:
+    ``hooks/run`` (plugin-src) runs ``hooks/<hook>.py`` through ``hooks/launch.sh``, which
+    picks the Python (Windows included), and always exits 0, since exit 2 blocks the prompt
+    or the compaction. Run by its path, not with ``sh`` or ``.``: dash exits 2 on a missing
+    file it is asked to read, while a missing program is exit 127, which does not block.
+    The double quotes keep a plugin path with spaces whole.
     """
-    hook = f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/{script}"'
-    return f'MISSIONCACHE_HOOK={hook} command . "${{CLAUDE_PLUGIN_ROOT}}/hooks/launch.sh" || true'
+    return f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/run" {script.removesuffix(".py")}'
 
 
 def hooks_json() -> dict:
@@ -107,9 +93,14 @@ def _write(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
+# A library's pytest fixtures for other packages' tests (``missioncache_db.testing``): they
+# import pytest and are never run by the plugin, so they are not shipped.
+TEST_ONLY = "testing.py"
+
+
 def _copy_python_tree(src: Path, dest: Path) -> None:
     for file in sorted(src.rglob("*.py")):
-        if "__pycache__" in file.parts:
+        if "__pycache__" in file.parts or file.relative_to(src).as_posix() == TEST_ONLY:
             continue
         _write(dest / file.relative_to(src), file.read_bytes())
 
@@ -136,12 +127,20 @@ def _copy_dashboard(out: Path) -> None:
             _write(out / DASHBOARD / DASHBOARD_STATIC / file.name, file.read_bytes())
 
 
+def _copy_teamdb(out: Path) -> None:
+    source = PACKAGES / TEAMDB
+    for name in PM_SERVER_FILES:
+        _write(out / TEAMDB / name, (source / name).read_bytes())
+    _copy_python_tree(source / "src", out / TEAMDB / "src")
+
+
 def build(out: Path) -> None:
     """Write the complete plugin tree into ``out`` (which must be empty or absent)."""
     for package, module in LIBRARIES.items():
         _copy_python_tree(PACKAGES / package / "src" / module, out / "lib" / module)
     _copy_pm_server(out)
     _copy_dashboard(out)
+    _copy_teamdb(out)
     for _event, package, script, _timeout in HOOKS:
         # The script started is the same few lines for every hook; it imports the hook's
         # body, whose byte code is then cached (missioncache_hookio.output.run_body).
@@ -153,7 +152,7 @@ def build(out: Path) -> None:
     for file in sorted(HAND_WRITTEN.rglob("*")):
         if file.is_file() and "__pycache__" not in file.parts:
             _write(out / file.relative_to(HAND_WRITTEN), file.read_bytes())
-            if file.parent.name == "bin":  # commands a user runs by path: executable
+            if file.parent.name == "bin" or file.name == "run":  # run by path: executable
                 (out / file.relative_to(HAND_WRITTEN)).chmod(0o755)
 
 

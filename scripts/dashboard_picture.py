@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
                 _errors,
             ),
         ):
-            page.goto(running.url + "/")
+            page.goto(running.page_url)
             page.locator("#live-state", has_text="live").wait_for()
             dash.live_session(running, repo.resolve())
             page.locator("#sessions td.edits", has_text="2").wait_for()

@@ -58,8 +58,8 @@ def test_auto_compaction_saves_steers_and_reinjects(mc_plugin, mc_env, mc_task, 
         compaction = compactions[0]
         instructions = compaction.last_user_text()
         assert (
-            "Additional Instructions:\nMissionCache saved a pre-compaction snapshot to "
-            f'{context}; keep the MissionCache task name "demo-task"' in instructions
+            "Additional Instructions:\nKeep the MissionCache task name"
+            ' "demo-task" and its Next Steps in the summary.' in instructions
         )
         after = [r for r in api.main_requests() if r.index > compaction.index]
         assert after, "the turn did not go on after the auto compaction"
@@ -80,4 +80,4 @@ def test_auto_compaction_saves_steers_and_reinjects(mc_plugin, mc_env, mc_task, 
     (boundary,) = run.records("system", "compact_boundary")
     assert boundary["compactMetadata"]["trigger"] == "auto"
     # Auto compaction records no PreCompact output in the transcript (manual /compact does).
-    assert "MissionCache saved a pre-compaction snapshot" not in run.transcript_path.read_text()
+    assert "Keep the MissionCache task name" not in run.transcript_path.read_text()

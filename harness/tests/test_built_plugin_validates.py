@@ -11,6 +11,16 @@ from missioncache_harness.claude_cli import requires_claude, run_claude
 from missioncache_harness.locate import repo_root
 from missioncache_harness.plugin import strict_check
 
+HOOKS = (
+    ("SessionStart", "session_start"),
+    ("UserPromptSubmit", "activity_tracker"),
+    ("UserPromptSubmit", "task_tracker"),
+    ("PreCompact", "pre_compact"),
+    ("PostCompact", "post_compact"),
+    ("Stop", "stop"),
+    ("StopFailure", "stop_failure"),
+)
+
 
 @pytest.mark.conformance
 @requires_claude
@@ -19,9 +29,10 @@ def test_real_cli_validates_the_built_plugin(mc_plugin: Path, tmp_path: Path) ->
     assert done.rc == 0, done.describe()
     assert "Validation passed" in done.stdout
     assert "✘" not in done.stdout
-    scripts = ("session_start.py", "activity_tracker.py", "task_tracker.py", "pre_compact.py")
-    for part in (*scripts, "post_compact.py"):
-        assert part in done.stdout  # the CLI lists every hook it will run
+    for event, hook in HOOKS:  # the CLI lists every hook it will run, as hooks/run <hook>
+        assert f'hooks: {event} command "\\"${{CLAUDE_PLUGIN_ROOT}}/hooks/run\\" {hook}"' in (
+            done.stdout
+        ), (event, hook)
     for command in ("missioncache:load", "missioncache:save", "missioncache:new"):
         assert command in done.stdout
     assert "mcpServers: pm" in done.stdout

@@ -1,5 +1,6 @@
 """What the slash command files tell Claude to offer the user must exist in an installed
-plugin: ``missioncache-db`` is a console script of the development workspace only."""
+plugin: ``missioncache-db`` was once a console script of the development workspace only,
+and no command file may send a user to it."""
 
 from __future__ import annotations
 

@@ -153,3 +153,43 @@ def test_task_tokens_and_cost_match_the_transcript_and_ccusage(
 
     shown = env.bundled(mc_plugin, "time", TASK).stdout
     assert f", ${task['cost_usd']:.2f}, 18.9k tokens, all time" in shown, shown
+
+
+@pytest.mark.conformance
+@requires_claude
+def test_a_forked_sessions_copied_messages_are_priced_once(mc_plugin: Path, tmp_path: Path) -> None:
+    """Regression (issue 35, item 13): ``claude --resume ID --fork-session`` copies the
+    parent's messages into the new transcript, same message id and request (measured on
+    the pinned CLI); they were counted again."""
+    env = make_env(tmp_path)
+    cwd = (tmp_path / "work" / "tracked").resolve()
+    cwd.mkdir(parents=True)
+    create_task(mc_plugin, env, TASK, cwd)
+    common = dict(
+        home=env.home,
+        plugin_dirs=[mc_plugin],
+        env_extra={"MISSIONCACHE_ROOT": str(env.data_root)},
+        extra_args=["--model", MODEL],
+    )
+    sid = str(uuid.uuid4())
+    with FakeAnthropicAPI() as api:
+        api.enqueue(Reply((ApiText("First."),), input_tokens=3000, output_tokens=100))
+        run_turn("one", fake_api=api, session_id=sid, cwd=cwd, **common).check()
+        api.enqueue(Reply((ApiText("Forked."),), input_tokens=1000, output_tokens=50))
+        forked = run_turn(
+            "two",
+            fake_api=api,
+            resume=sid,
+            cwd=cwd,
+            **{**common, "extra_args": ["--model", MODEL, "--fork-session"]},
+        ).check()
+    fork_sid = (forked.result or {}).get("session_id")
+    assert fork_sid and fork_sid != sid
+    parent = distinct_messages(transcript_path(env.home, cwd, sid))
+    copied = distinct_messages(transcript_path(env.home, cwd, fork_sid))
+    assert set(parent) <= set(copied)  # the fork's transcript repeats the parent's message
+    assert poll_until(lambda: heartbeat_count(env) >= 2), "the heartbeats never landed"
+    done = env.bundled(mc_plugin, "report", "--period", "all", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    task = next(t for t in json.loads(done.stdout)["tasks"] if t["name"] == TASK)
+    assert (task["tokens"]["input"], task["tokens"]["output"]) == (4000, 150)

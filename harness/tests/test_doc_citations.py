@@ -137,7 +137,7 @@ def test_the_layout_names_every_package_and_its_layers_match_the_contract():
     (layers,) = [c for c in contracts if c["type"] == "layers"]
     assert layers.get("ignore_imports", []) == []  # the layout says: no exceptions
     assert (
-        layers["layers"][0] == "missioncache_cli" and layers["layers"][-1] == "missioncache_state"
+        layers["layers"][0] == "missioncache_slash" and layers["layers"][-1] == "missioncache_state"
     )
     for layer in layers["layers"]:
         for module in layer.split("|"):

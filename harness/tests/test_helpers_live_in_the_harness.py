@@ -29,6 +29,8 @@ SHARED_NAMES = {
     "mc_hook_script": "the harness's mc_hook asks each hook package which script it runs",
     "mc_sources": "the harness's mc_bare asks each package which sources it finds",
     "cli": "each package's own `python -S -m <its module>`",
+    "world": "tasks made in-process (the harness imports none of the product); the pm server's"
+    " tests add their MCP client to it, the slash commands' run processes only",
 }
 # Conftests under packages/ allowed helper functions beside their fixtures, and why.
 HELPERS_ALLOWED = {

@@ -1,12 +1,14 @@
-"""The hooks.json commands source ``hooks/launch.sh``, which picks the Python: what a user
-notices when ``python3`` is missing, when the launcher itself is missing (a plugin update in
-progress), and when the only ``python`` is not Python 3.9+. Run by ``/bin/sh`` as Claude
+"""The hooks.json commands run ``hooks/run``, which runs the hook through ``hooks/launch.sh``,
+which picks the Python: what a user notices when ``python3`` is missing, when the launcher
+itself is missing (a plugin update in progress), and when the only ``python`` is not Python
+3.9+; and the commands themselves, which Claude Code shows as written. Run by ``/bin/sh`` as Claude
 Code runs hooks on Linux and macOS (the Windows side: ``tests/windows/``)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,11 +16,14 @@ from pathlib import Path
 
 import pytest
 
+# What a command may hold: Claude Code shows PreCompact's and PostCompact's as written.
+PLAIN_COMMAND = re.compile(r'"\$\{CLAUDE_PLUGIN_ROOT\}/hooks/run" [a-z_]+')
+
 
 def commands(plugin: Path) -> dict[str, str]:
     config = json.loads((plugin / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     return {
-        hook["command"].split("/hooks/")[1].split('"')[0]: hook["command"]
+        hook["command"].split()[-1] + ".py": hook["command"]
         for groups in config["hooks"].values()
         for group in groups
         for hook in group["hooks"]
@@ -99,3 +104,34 @@ def test_a_missing_hook_script_never_blocks(mc_plugin, mc_env, tmp_path):
     env = {**mc_env.env, "CLAUDE_PLUGIN_ROOT": str(half)}
     done = run_sh(commands(half)["stop.py"], env, tmp_path, b"{}")
     assert (done.returncode, done.stdout) == (0, b"")
+
+
+def test_every_command_is_short_and_holds_no_shell_code(mc_plugin):
+    """The person reads ``PreCompact [<command>] completed successfully: ...`` on every
+    /compact (and Claude gets that line on later turns): the launcher, no ``||``, no
+    variable assignment, no shell code but the plugin root."""
+    for command in commands(mc_plugin).values():
+        assert PLAIN_COMMAND.fullmatch(command), command
+        assert len(command) <= 50
+
+
+def test_a_missing_run_never_blocks(mc_plugin, mc_env, tmp_path):
+    """A plugin folder removed under a running session: the shell's exit 127 ("not
+    found"), which Claude Code reports without blocking, never exit 2."""
+    half = tmp_path / "half-updated"
+    shutil.copytree(mc_plugin, half)
+    (half / "hooks" / "run").unlink()
+    env = {**mc_env.env, "CLAUDE_PLUGIN_ROOT": str(half)}
+    done = run_sh(commands(half)["pre_compact.py"], env, tmp_path, b"{}")
+    assert (done.returncode, done.stdout) == (127, b"")
+
+
+def test_a_plugin_path_with_spaces_runs_the_hook(mc_plugin, mc_env, mc_task, tmp_path):
+    spaced = tmp_path / "Program Files" / "mission cache"
+    shutil.copytree(mc_plugin, spaced)
+    env = {**mc_env.env, "CLAUDE_PLUGIN_ROOT": str(spaced)}
+    done = run_sh(
+        commands(spaced)["session_start.py"], env, mc_task.repo, start_payload(mc_task.repo)
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["systemMessage"].startswith("MissionCache: tracking demo-task")

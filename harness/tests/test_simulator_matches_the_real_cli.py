@@ -466,8 +466,8 @@ def test_built_plugin_simulator_agrees_with_the_real_cli(built_played: Played) -
     assert names == ["SessionStart:startup", "Stop"]
     assert "Claude changed 1 file in this turn (" in startup.human[1][1]
     assert "(resume)" in obs["resume"].model_text_blob
-    assert (obs["compact"].compact_instructions or "").startswith(
-        "MissionCache saved a pre-compaction snapshot to <HOME>/.missioncache/"
+    assert obs["compact"].compact_instructions == (
+        f'Keep the MissionCache task name "{TASK}" and its Next Steps in the summary.'
     )
     after = obs["after-compact"].model_text_blob
     assert "Where the work stands" in after

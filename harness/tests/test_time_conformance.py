@@ -7,7 +7,7 @@ the 15 s gap is longer than the idle timeout, so nobody's. Expected: 12 s to 22 
 
 The real CLI runs each prompt as one ``claude -p`` process against the fake API (offline), with
 the BUILT plugin; the simulator plays the same session. Both read the result the way a user
-does, with ``missioncache-db time``.
+does, with ``missioncache time``.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def tracked(base: Path, plugin: Path) -> tuple[McEnv, Path]:
 
 
 def time_invested(env: McEnv, plugin: Path) -> tuple[int, int, int]:
-    """(total, Claude, you) in seconds, as ``missioncache-db time`` shows them, once both
+    """(total, Claude, you) in seconds, as ``missioncache time`` shows them, once both
     heartbeats (written by detached children) have landed."""
 
     def count() -> int:

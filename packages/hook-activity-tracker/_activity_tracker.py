@@ -81,13 +81,10 @@ def main() -> None:
 
     if not is_set_up():
         return  # MissionCache not set up: no task to credit, no process worth starting
-    ident = identity(payload)
-    from missioncache_state.ids import prompt_id_or_none
-
-    prompt_id = prompt_id_or_none(payload.get("prompt_id"))  # the entry: parsed once, here
+    ident = identity(payload)  # the ids: parsed once, here
     from missioncache_hookio.spawn import spawn_detached
 
     # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.
     argv = [sys.executable, "-S", "-m", "missioncache_time", "heartbeat-auto"]
-    env = child_env(ident.session_id, prompt_id, is_synthetic(prompt), kind)
+    env = child_env(ident.session_id, ident.prompt_id, is_synthetic(prompt), kind)
     spawn_detached(argv, ident.cwd, env)

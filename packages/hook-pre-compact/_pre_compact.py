@@ -8,10 +8,11 @@ reply to it) and the files Claude changed, as one-line sub-bullets (newlines col
 cut short, behind a label) so no transcript text can become markdown structure.
 
 Stdout becomes the compaction's "Additional Instructions" (and on manual /compact the
-human sees it), so it is one short line. Never exit 2, never a block decision or JSON. A
-snapshot that did not land, or landed while an editor's save of the same moment went to a
-kept copy, is recorded (state ``precompact-error``) for the next SessionStart to report;
-heartbeats that cannot be folded now just wait for the next writer (nothing to tell).
+human sees it under the command), so it is one short line for the summariser only. Never
+exit 2, never a block decision or JSON. A snapshot that did not land, or landed while an
+editor's save of the same moment went to a kept copy, is recorded (state
+``precompact-error``) for the next SessionStart to report; heartbeats that cannot be folded
+now just wait for the next writer (nothing to tell).
 See docs/hooks.md.
 """
 
@@ -154,14 +155,30 @@ def main() -> None:
         from missioncache_context import format_when
         from missioncache_state.precompact_failure import record_failure
 
-        record_failure(
-            task.name, task.id, "; ".join(errors), ident.session_id, format_when(), diverted
-        )
+        try:
+            record_failure(
+                task.name, task.id, "; ".join(errors), ident.session_id, format_when(), diverted
+            )
+        except OSError:  # a read-only ~/.claude: no later SessionStart can tell it, so now
+            emit(f"{unrecorded_failure(task.name, errors[0])} {summariser_instruction(task.name)}")
+            return
     start_sync()
-    keep = f'keep the MissionCache task name "{task.name}" and its next steps in the summary.'
-    if diverted:
-        emit(f"MissionCache saved a pre-compaction snapshot to {saved} ({errors[0]}); {keep}")
-    elif saved:
-        emit(f"MissionCache saved a pre-compaction snapshot to {saved}; {keep}")
-    else:
-        emit(f"MissionCache could not save a pre-compaction snapshot; {keep}")
+    emit(summariser_instruction(task.name))
+
+
+def unrecorded_failure(task_name: str, error: str) -> str:
+    """The one failure said on stdout: a snapshot that did not land and whose record could
+    not be written either would otherwise be told to nobody (on a manual /compact the
+    person reads this line; the summariser reads it too, and keeps the task all the same)."""
+    return (
+        f"MissionCache could not save a pre-compaction snapshot of {task_name} ({error});"
+        " run /missioncache:save after the compaction."
+    )
+
+
+def summariser_instruction(task_name: str) -> str:
+    """The one line stdout carries: the compaction's "Additional Instructions". On a manual
+    /compact the person sees it too, dimmed after the command, so it is written to the
+    summariser and nothing else goes with it: a snapshot that did not land reaches the
+    person through the next SessionStart (``precompact-error``), in their own words."""
+    return f'Keep the MissionCache task name "{task_name}" and its Next Steps in the summary.'

@@ -8,7 +8,7 @@ editing tool, not a mention of one), and that cheap check comes first: most exch
 edit nothing and never touch SQLite. Silent when ``stop_hook_active``. See docs/hooks.md.
 
 Before any of that it records the end of the turn for time tracking: one line appended
-to the heartbeat spool (``missioncache_time._turn_end``), no SQLite (docs/time.md), and the
+to the heartbeat spool (``missioncache_spool.record_turn_end``), no SQLite (docs/time.md), and the
 tokens the turn used, read from where the last Stop stopped reading (docs/cost.md).
 """
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from missioncache_hookio.payload import Identity
-    from missioncache_state.ids import SessionId
 
 
 def running_background_tasks(payload: dict[str, Any]) -> int:
@@ -36,19 +35,15 @@ def running_background_tasks(payload: dict[str, Any]) -> int:
     return sum(1 for t in tasks if isinstance(t, dict) and t.get("status") == "running")
 
 
-def record_end(payload: dict[str, Any], session_id: SessionId | None) -> None:
+def record_end(payload: dict[str, Any], ident: Identity) -> None:
     """Spool the end of this turn first (no SQLite, no task lookup): the time model's
     turn end, recorded even when the reminder below has nothing to say. Also after a
     continued turn (``stop_hook_active``): the later end is the real one."""
-    from missioncache_state.ids import prompt_id_or_none
-    from missioncache_time import record_turn_end
+    from missioncache_spool import record_turn_end
 
     try:
         record_turn_end(
-            session_id,
-            prompt_id_or_none(payload.get("prompt_id")),  # the entry: parsed once, here
-            "stop",
-            running_background_tasks(payload),
+            ident.session_id, ident.prompt_id, "stop", running_background_tasks(payload)
         )
     except OSError as error:  # a full disk costs this turn's end, never the reminder
         sys.stderr.write(f"missioncache: turn end not recorded: {error}\n")
@@ -79,16 +74,13 @@ def reminder(task_name: str, paths: list, cwd: str) -> str:
     )
 
 
-def record_tokens(
-    payload: dict[str, Any], session_id: SessionId | None, transcript_path: str
-) -> None:
+def record_tokens(ident: Identity, transcript_path: str) -> None:
     """Spool the tokens the transcripts gained during this turn (docs/cost.md): a read
     from where the last one stopped, so it costs the same on any transcript size."""
-    from missioncache_cost import record_usage
-    from missioncache_state.ids import prompt_id_or_none
+    from missioncache_spool import record_usage
 
     try:
-        record_usage(session_id, transcript_path, prompt_id_or_none(payload.get("prompt_id")))
+        record_usage(ident.session_id, transcript_path, ident.prompt_id)
     except OSError as error:  # the next Stop reads the same lines again
         sys.stderr.write(f"missioncache: tokens not recorded: {error}\n")
 
@@ -99,12 +91,12 @@ def main() -> None:
     payload = read_payload()
     if payload is None or not well_typed(payload):
         return
-    ident = identity(payload)
-    record_end(payload, ident.session_id)
+    ident = identity(payload)  # the ids: parsed once, here
+    record_end(payload, ident)
     if ident.transcript_path:
-        record_tokens(payload, ident.session_id, ident.transcript_path)
+        record_tokens(ident, ident.transcript_path)
 
-    from missioncache_state.locations import dashboard_dir, sync_dir
+    from missioncache_state.locations import dashboard_dir, data_root, sync_dir
 
     # Each only where its folder exists: elsewhere one stat, no import (docs/hooks.md).
     if os.path.isdir(sync_dir()):
@@ -112,12 +104,20 @@ def main() -> None:
 
         start_auto("stop")  # a detached, debounced push
     notes = []
+    if os.path.isdir(
+        os.path.join(data_root(), "team")
+    ):  # one stat where no team is set up (docs/team.md)
+        from missioncache_team.hooks import start_auto as push_to_team
+        from missioncache_team.hooks import take_notice
+
+        push_to_team()  # detached and debounced: this hook never waits on the network
+        notes.append(take_notice())  # the server out of reach: told once
     if os.path.isdir(dashboard_dir()):
         from missioncache_hookio.dashboard_left import tidy_in_background
 
         notes.append(tidy_in_background())  # a killed dashboard's hooks: out, and said so
     if not payload.get("stop_hook_active"):
-        notes.append(save_reminder(payload, ident))
+        notes.append(save_reminder(ident))
     message = " · ".join(note for note in notes if note)
     if message:
         from missioncache_hookio.output import emit_json, hook_json
@@ -125,15 +125,13 @@ def main() -> None:
         emit_json(hook_json("Stop", system_message=message))
 
 
-def save_reminder(payload: dict[str, Any], ident: Identity) -> str:
+def save_reminder(ident: Identity) -> str:
     """The reminder when Claude edited files of a task in this exchange, else ""."""
-    from missioncache_hookio.payload import text_field
-
     if not ident.transcript_path:
         return ""
     from missioncache_transcript import find_edits
 
-    edits = find_edits(ident.transcript_path, prompt_id=text_field(payload, "prompt_id"))
+    edits = find_edits(ident.transcript_path, prompt_id=ident.prompt_id)
     if not edits:
         return ""
     from missioncache_db import find_task

@@ -4,7 +4,7 @@
 Claude Code runs it with its status-line JSON on stdin and shows what it prints, e.g.
 ``◆ demo-task [3/7] · today 1h 12m · 4 edits · saved 13:05``. A session without a
 MissionCache task prints nothing; any failure prints nothing (or the last good line) and
-exits 0, so the user's screen never breaks. Installed by ``missioncache-db statusline
+exits 0, so the user's screen never breaks. Installed by ``missioncache statusline
 install`` (or ``/missioncache:statusline``), which points settings.json at a small
 launcher that finds the newest installed copy of this file. See docs/statusline.md.
 """

@@ -1,13 +1,10 @@
-# MissionCache's hook launcher. Each hooks.json command SOURCES it (no new process):
-#   MISSIONCACHE_HOOK="${CLAUDE_PLUGIN_ROOT}/hooks/<script>.py" \
-#     command . "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" || true
-# and it runs that script under the user's Python, 3.9 or newer.
+# MissionCache's hook launcher. hooks/run (what each hooks.json command starts) SOURCES it
+# with MISSIONCACHE_HOOK set to hooks/<script>.py, and it runs that script under the user's
+# Python, 3.9 or newer.
 #
 # Why sourced, and builtins only: on Linux and macOS the hook then costs what the plain
-# `python3 -S <script>` command did (the same shell, one fork of python3; reading this
-# file takes microseconds), and it works with nothing on PATH but a Python. The script's
-# path comes in the command itself, so it is right whether Claude Code expands
-# ${CLAUDE_PLUGIN_ROOT} in the text or leaves it to the shell.
+# `python3 -S <script>` command did (one shell, one fork of python3; reading this
+# file takes microseconds), and it works with nothing on PATH but a Python.
 #
 # Linux and macOS: python3. Windows (Claude Code runs hooks in Git Bash, which keeps the
 # Windows OS=Windows_NT): `python3` is often the Microsoft Store's stub, which exits with
@@ -16,7 +13,7 @@
 # would otherwise garble non-ASCII text). Where no python3 exists (either system) the
 # same search applies. Claude Code gives CLAUDE_PLUGIN_ROOT with backslashes on
 # Windows; they become slashes (Python and Git Bash both take them).
-# Never `exit`: the caller's `|| true` must still turn any failure into exit 0.
+# Never `exit`: hooks/run must still turn any failure into exit 0.
 #
 # The slash commands' lines RUN it instead (not on the hot path, and they pass arguments):
 #   sh "${CLAUDE_PLUGIN_ROOT}/hooks/launch.sh" "<script>.py" ARGS...

@@ -69,9 +69,10 @@ def _restore(saved: dict) -> None:
 
 def build(home: Home, years: float) -> dict:
     """Write ``years`` of history into the home's data root through the write path."""
-    from missioncache_cost import spool_records
+    from missioncache_cost import day_pricing
     from missioncache_db import TaskDB
     from missioncache_spool import append as spool_append
+    from missioncache_spool import spool_records
     from missioncache_time import process_pending, refresh_days
 
     rnd = random.Random(36)
@@ -91,7 +92,9 @@ def build(home: Home, years: float) -> dict:
                     process_pending(db, now=day + 14 * 3600)  # a reader folds, once a day
                     counts["days"] += 1
                     if counts["days"] == 5:
-                        refresh_days(db.conn, day + 14 * 3600)  # the first report
+                        refresh_days(
+                            db.conn, day + 14 * 3600, pricing=day_pricing()
+                        )  # the first report
                 lt = time.localtime(day)
                 day = time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday + 1, 9, 0, 0, 0, 0, -1))
             process_pending(db)

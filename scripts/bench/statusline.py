@@ -1,6 +1,6 @@
 """Part: the status line as Claude Code runs it, beside the interpreter floor.
 
-The command is the one ``missioncache-db statusline install`` writes into the home's
+The command is the one ``missioncache statusline install`` writes into the home's
 settings.json (the launcher, which runs the plugin's statusline.py), run as
 ``/bin/sh -c '<command>'`` with the status-line JSON on stdin and ``COLUMNS`` set, in
 the hooks part's home (a real task, lived-in context and tasks files, a 1 MB

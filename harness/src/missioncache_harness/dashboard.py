@@ -33,15 +33,35 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+TOKEN_HEADER = "X-MissionCache-Token"
+
+
+def read_token(data_root: Path) -> str | None:
+    """The dashboard's secret (``<data root>/dashboard-token``), None before it exists."""
+    try:
+        return (data_root / "dashboard-token").read_text(encoding="ascii").strip() or None
+    except OSError:
+        return None
+
+
 @dataclass
 class Running:
+    """A dashboard being served. Requests carry its secret unless ``token=False`` (or
+    another value is given), as the person's own tools do."""
+
     port: int
     process: subprocess.Popen
     env: dict
+    token: str = ""
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def page_url(self) -> str:
+        """The address ``dashboard start`` prints: it gives the browser its cookie."""
+        return f"{self.url}/?token={self.token}"
 
     def request(
         self,
@@ -50,10 +70,14 @@ class Running:
         body: object = None,
         headers: dict | None = None,
         timeout: float = 10.0,
+        token: bool | str = True,
     ) -> tuple[int, dict]:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, method=method)
-        for key, value in (headers or {}).items():
+        sent = dict(headers or {})
+        if token is not False:
+            sent.setdefault(TOKEN_HEADER, self.token if token is True else str(token))
+        for key, value in sent.items():
             request.add_header(key, value)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         try:
@@ -83,7 +107,23 @@ def command(plugin: Path, *args: str) -> list[str]:
     return [sys.executable, str(plugin / "bin" / "missioncache"), "dashboard", *args]
 
 
-def wait_until_up(port: int, process: subprocess.Popen, timeout: float = 30.0) -> None:
+def _announced_by(process: subprocess.Popen, claude_dir: Path) -> bool:
+    """Whether ``running.json`` names ``process``: the answer on the port is then ours,
+    not that of a dashboard another test run on this machine started on the same port."""
+    try:
+        found = json.loads(
+            (claude_dir / "hooks" / "state" / "dashboard" / "running.json").read_text()
+        )
+    except (OSError, ValueError):
+        return False
+    return isinstance(found, dict) and found.get("pid") == process.pid
+
+
+def wait_until_up(
+    port: int, process: subprocess.Popen, mc_env: McEnv, timeout: float = 30.0
+) -> str:
+    """Wait for the dashboard to serve; its secret."""
+    data_root = mc_env.data_root
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -91,10 +131,13 @@ def wait_until_up(port: int, process: subprocess.Popen, timeout: float = 30.0) -
             raise RuntimeError(f"the dashboard exited {process.returncode}: {err or out}")
         # Served only once the startup (announcing, wiring the hooks) is done.
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        health = f"http://127.0.0.1:{port}/api/health"
+        token = read_token(data_root)
+        health = urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/health", headers={TOKEN_HEADER: token or ""}
+        )
         with contextlib.suppress(OSError), opener.open(health, timeout=1) as answer:
-            if answer.status == 200:
-                return
+            if answer.status == 200 and _announced_by(process, mc_env.claude_dir):
+                return token or ""
         time.sleep(0.05)
     raise RuntimeError("the dashboard did not start listening")
 
@@ -113,8 +156,8 @@ def serving(plugin: Path, mc_env: McEnv, port: int | None = None) -> Iterator[Ru
         text=True,
     )
     try:
-        wait_until_up(port, process)
-        yield Running(port, process, env)
+        token = wait_until_up(port, process, mc_env)
+        yield Running(port, process, env, token)
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -196,11 +239,12 @@ def demo_world(plugin: Path, env: McEnv, repo: Path) -> dict:
         if parent is None:
             task = create_task(plugin, env, name, repo if name == "billing-export" else None)
             ids[name] = task.id
-        else:
-            made = env.bundled(plugin, "create-task", name, "--parent", parent, cwd=str(env.home))
+            folder = env.data_root / "active" / name
+        else:  # a fork (docs/forks.md): its own row, files and time, counted in its parent
+            made = env.bundled(plugin, "fork", parent, name, cwd=str(env.home))
             assert made.returncode == 0, made.stderr
             ids[name] = int(made.stdout.split("(id ")[1].split(")")[0])
-        folder = env.data_root / "active" / (f"{parent}/{name}" if parent else name)
+            folder = Path(made.stdout.split(") in ", 1)[1].split("; ")[0].strip())
         items = "".join(
             f"- [{'x' if i < done else ' '}] {i + 1}. Step {i + 1}\n" for i in range(total)
         )

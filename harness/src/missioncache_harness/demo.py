@@ -137,14 +137,10 @@ def _tell(result: EventResult, quiet: str = "") -> None:
 
 
 def _screen(text: str) -> str:
-    """Claude Code's own framing (``⎿  Stop says: ``) is how the line looks on screen;
-    the long command name in a PreCompact/PostCompact line is not news to anyone."""
-    text = text.removeprefix("⎿  ")
-    for event in ("PreCompact", "PostCompact"):
-        if text.startswith(f"{event} [") and "] completed successfully" in text:
-            rest = text.split("] completed successfully", 1)[1].lstrip(": ")
-            return f"{event} done" + (f": {rest}" if rest else "")
-    return text
+    """The line as it looks on screen, without Claude Code's framing (``⎿  Stop says: ``).
+    PreCompact and PostCompact lines keep their command as written, as Claude Code
+    shows it on every manual /compact."""
+    return text.removeprefix("⎿  ")
 
 
 def _gist(text: str, lines: int = 6) -> str:

@@ -19,6 +19,8 @@ script is tested the same way: a real process of the BUILT plugin, JSON on stdin
   finds only the sources a package's conftest names by overriding ``mc_sources``.
 - ``mc_chromium``: headless Chromium's path (``browser.find_chromium``), once per session;
   skips without one, fails with ``CI`` set.
+- ``mc_postgres``: a throwaway PostgreSQL cluster on a loopback port (``postgres.Cluster``);
+  skips without PostgreSQL, fails with ``CI`` set.
 - Hypothesis: every property test runs under the profiles of ``hypothesis_profiles``.
 - ``MISSIONCACHE_HOOK_PYTHON=/path/to/python3.9``: hooks and bare ``python3`` children run
   under that interpreter (a ``python3`` link put first on PATH), the tests themselves do not.
@@ -293,3 +295,23 @@ def spooled(mc_env: McEnv) -> list:
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
         records += [json.loads(line) for line in path.read_text().splitlines()]
     return records
+
+
+@pytest.fixture
+def mc_postgres() -> Iterator[Any]:
+    """A throwaway PostgreSQL cluster on a loopback port (``postgres.Cluster``: owner
+    ``mc_owner``, database ``team``), stopped and removed after the test. Skipped where
+    PostgreSQL is missing, except in CI (``CI`` set), where that is a failure (``.ci/run``
+    installs Debian's ``postgresql``)."""
+    from missioncache_harness.postgres import Cluster, find_pg_bin
+
+    bin_dir = find_pg_bin()
+    if bin_dir is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the team tests: PostgreSQL is missing (.ci/run installs it)")
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql); CI never skips this")
+    cluster = Cluster(bin_dir)
+    try:
+        yield cluster.init()
+    finally:
+        cluster.destroy()

@@ -21,9 +21,8 @@ B_TURNS = [(T0 + 300, T0 + 900), (T0 + 4000, T0 + 4300)]  # 15 on B, 5 of them b
 # at given epochs, so the tests control overlap exactly.
 _TURNS = """
 import json, sys
-from missioncache_cost import insert_usage
 from missioncache_db import TaskDB
-from missioncache_time import process_pending, record_heartbeat, spool_turn_end
+from missioncache_time import insert_usage, process_pending, record_heartbeat, spool_turn_end
 spec = json.loads(sys.argv[1])
 with TaskDB() as db:
     task = db.get_task_by_name(spec["task"])

@@ -5,10 +5,11 @@ also feed bytes that are not JSON at all (garbage, NUL, invalid UTF-8). ``fire_r
 ``fire`` does (the harness's own hook environment, timeouts, process groups and routing) with any
 bytes on stdin.
 
-WHY a "strict" plugin: the built commands end in ``|| true``, which turns every failure into exit
-0. That is the product's last line of defence, and ``test_plugin_vanishes`` checks it through the
-real commands; everywhere else the suite runs the same commands WITHOUT the suffix, so a hook that
-crashes, exits 2 or dies of a signal is seen as such instead of being masked.
+WHY a "strict" plugin: a command ending in ``|| true`` would turn every failure into exit 0;
+``strict`` drops such a suffix so that a hook that crashes, exits 2 or dies of a signal is seen as
+such instead of being masked. The built commands (``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <hook>``)
+carry none: ``hooks/run`` itself exits 0 when launch.sh or a hook script is missing, which
+``test_plugin_directory_vanishes`` checks through the real commands.
 """
 
 from __future__ import annotations
@@ -81,7 +82,14 @@ class Fired:
         return found
 
     def stdout(self, script: str) -> str:
-        return "".join(r.stdout for r in self.runs if script in r.command)
+        """What the runs of one hook printed, named by its script (``stop.py``) or its
+        name (``stop``): hooks.json runs ``hooks/run stop``, never ``stop_failure`` for
+        ``stop``."""
+        import re
+
+        name = re.escape(script.removesuffix(".py"))
+        hook = re.compile(rf"\b{name}(\.py)?(?=[\"'\s]|$)")
+        return "".join(r.stdout for r in self.runs if hook.search(r.command))
 
 
 def fire_raw(
@@ -273,6 +281,36 @@ def breadcrumb_only(fired: Fired) -> list[str]:
         if len(lines) == 1 and lines[0].startswith("missioncache: "):
             allowed.append(lines[0][-300:])
     return [p for p in found if not any(p.endswith(a) for a in allowed)]
+
+
+INSTRUCTION = f'Keep the MissionCache task name "{TASK}" and its Next Steps in the summary.'
+"""PreCompact's whole stdout: the compaction's "Additional Instructions" (shown to the person
+under a manual /compact), so nothing but the line for the summariser."""
+_SNAPSHOT_LINE = "\n- Auto-saved before compaction ("
+
+
+def snapshots(scene: Scene) -> int:
+    """How many pre-compaction snapshots the scene's context file holds (0 if unreadable):
+    the outcome of PreCompact a user finds, since its stdout no longer says it."""
+    try:
+        return scene.context.read_text(encoding="utf-8").count(_SNAPSHOT_LINE)
+    except (OSError, UnicodeDecodeError):
+        return 0
+
+
+def pending_failure(scene: Scene) -> dict | None:
+    """The ``precompact-error`` record PreCompact left for the next SessionStart, if any."""
+    record = scene.env.claude_dir / "hooks" / "state" / "precompact-error.json"
+    try:
+        return _json.loads(record.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def system_message(fired: Fired) -> str:
+    """What SessionStart shows the person (its ``systemMessage``), empty when silent."""
+    out = fired.stdout("session_start")
+    return _json.loads(out).get("systemMessage", "") if out.strip() else ""
 
 
 def heartbeats(scene: Scene, session_id: str | None = None) -> int:

@@ -15,7 +15,16 @@ import sqlite3
 
 import pytest
 
-from missioncache_harness.reliability import EVENTS, SESSION_ID, TASK, diff, fire_raw, snapshot
+from missioncache_harness.reliability import (
+    EVENTS,
+    INSTRUCTION,
+    SESSION_ID,
+    TASK,
+    diff,
+    fire_raw,
+    snapshot,
+    system_message,
+)
 from missioncache_harness.workspace import create_task
 
 HOSTILE_SESSION_IDS = [
@@ -261,11 +270,18 @@ def test_symlinked_lock_file_is_refused(scene, strict_plugin):
     assert fired.problems() == []
     assert diff(before, scene.outside_snapshot()) == []
     assert scene.context.read_bytes() == context_before
-    assert "could not save" in fired.stdout("pre_compact.py")
+    assert fired.stdout("pre_compact.py") == INSTRUCTION  # the summariser's line, nothing else
     error = json.loads(
         (scene.env.claude_dir / "hooks" / "state" / "precompact-error.json").read_text()
     )
     assert "context file" in error["error"]
+    payload = json.dumps(scene.payload("SessionStart", source="compact")).encode()
+    start = fire_raw(
+        strict_plugin, "SessionStart", payload, project_dir=scene.repo, env=scene.env.env
+    )
+    told = system_message(start)  # the person hears of it after the compaction
+    assert f"snapshot of {TASK}" in told and "was not saved" in told
+    assert "/missioncache:save" in told
 
 
 MARKER = "<!-- missioncache-plugin:managed"

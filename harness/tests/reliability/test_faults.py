@@ -24,13 +24,16 @@ import pytest
 from missioncache_harness.children import wait_heartbeat_children
 from missioncache_harness.reliability import (
     EVENTS,
+    INSTRUCTION,
     SESSION_ID,
     breadcrumb_only,
     context_grew_only_by_entries,
     fire_event,
     heartbeats,
     make_scene,
+    pending_failure,
     process_heartbeats,
+    snapshots,
     spooled,
     wait_for,
     wait_for_lock_waiter,
@@ -64,11 +67,14 @@ def assert_survived(results: dict) -> None:
 def assert_works(scene, plugin, prompt: str) -> None:
     """The fault is gone: a full round works again and the heartbeat is recorded."""
     before = heartbeats(scene, SESSION_ID)
+    saved_before = snapshots(scene)
     results = fire_all(scene, plugin, prompt)
     for event, fired in results.items():
         assert fired.problems() == [], event
     assert '"systemMessage"' in results["SessionStart"].stdout("session_start.py")
-    assert "saved a pre-compaction snapshot" in results["PreCompact"].stdout("pre_compact.py")
+    assert results["PreCompact"].stdout("pre_compact.py") == INSTRUCTION
+    assert snapshots(scene) == saved_before + 1  # the snapshot landed in the context file
+    assert pending_failure(scene) is None  # and nothing is left for SessionStart to report
     # The heartbeat child may meet this round's own write lock and spool its heartbeat (the
     # product's way of never losing one): fold the spool in before counting.
     assert wait_heartbeat_children(scene.env.data_root)
@@ -135,10 +141,13 @@ def test_databases_locked_for_ten_seconds(scene, strict_plugin, mc_plugin):
             fired = fire_event(strict_plugin, scene, event, env=env)
             assert breadcrumb_only(fired) == [], event
         assert '"systemMessage"' in fired.stdout("stop.py")
+        saved_before = snapshots(scene)
         pre = fire_event(strict_plugin, scene, "PreCompact", env=env)
         assert time.monotonic() - started >= 9.5  # it did wait for the lock, in budget
         assert pre.problems() == []
-        assert "saved a pre-compaction snapshot" in pre.stdout("pre_compact.py")
+        assert pre.stdout("pre_compact.py") == INSTRUCTION
+        assert snapshots(scene) == saved_before + 1  # the context file needs no database
+        assert pending_failure(scene) is None
     finally:
         for holder in holders:
             holder.communicate(timeout=30)  # waits and closes its stdout pipe
@@ -245,23 +254,34 @@ def test_full_disk(tiny_fs, strict_plugin, mc_plugin):
 
 
 def test_plugin_directory_vanishes(scene, mc_plugin, tmp_path):
-    """Claude Code replaces the plugin directory on update, under running sessions. The
-    real commands (with ``|| true``) exit 0 and block nothing; the same commands without
-    the suffix WOULD block (python exits 2 on a missing script), which shows the suffix is
-    what protects the prompt and the compaction."""
+    """Claude Code replaces the plugin directory on update, under running sessions, and
+    exit 2 would block the prompt or the compaction. The whole folder gone: the real
+    commands (``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <hook>``) are the shell's exit 127, which
+    blocks nothing. Half replaced (``run`` still there, launch.sh or the hook scripts not):
+    ``run`` exits 0, where python on the missing script alone WOULD exit 2."""
     from missioncache_harness.plugin import load_plugin
-    from missioncache_harness.reliability import strict
 
     copy = tmp_path / "installed" / "missioncache"
     shutil.copytree(mc_plugin, copy)
     real = load_plugin(copy)
-    shutil.rmtree(copy)
-    for event in EVENTS:
-        fired = fire_event(real, scene, event)
-        assert [r.exit_code for r in fired.runs] == [0] * len(fired.runs), event
-        assert not fired.routed.blocked, event  # no block, no Stop continuation
-    bare = fire_event(strict(real), scene, "UserPromptSubmit")
-    assert bare.routed.blocked or all(r.exit_code == 2 for r in bare.runs)
+    assert all(h.command.startswith('"${CLAUDE_PLUGIN_ROOT}/hooks/run" ') for h in real.hooks)
+    for gone in ("launch.sh", "*.py", "the plugin"):
+        if gone == "the plugin":
+            shutil.rmtree(copy)
+        for path in (copy / "hooks").glob(gone):
+            path.unlink()
+        exit_code = 127 if gone == "the plugin" else 0
+        for event in EVENTS:
+            fired = fire_event(real, scene, event)
+            assert [r.exit_code for r in fired.runs] == [exit_code] * len(fired.runs), gone
+            assert fired.runs and not fired.routed.blocked, (gone, event)  # no Stop continuation
+            assert all(r.stdout == "" for r in fired.runs), (gone, event)
+    bare = subprocess.run(
+        [sys.executable, str(copy / "hooks" / "task_tracker.py")],
+        capture_output=True,
+        check=False,
+    )
+    assert bare.returncode == 2  # what a command without ``run`` would have told Claude Code
 
 
 def test_library_directory_vanishes_mid_update(scene, mc_plugin, tmp_path):

@@ -20,10 +20,13 @@ import pytest
 
 from missioncache_harness.reliability import (
     EVENTS,
+    INSTRUCTION,
     LONG_PROFILE,
     fire_event,
     fire_raw,
     heartbeats,
+    pending_failure,
+    snapshots,
     wait_for,
 )
 
@@ -74,9 +77,10 @@ def test_bad_spool_entries_never_stop_time_tracking(scene, strict_plugin, mc_plu
         fired = fire_event(strict_plugin, scene, "UserPromptSubmit", prompt=f"go on {round_}")
         assert fired.problems() == []
         assert wait_for(lambda before=before: heartbeats(scene) == before + 1), round_
+        saved_before = snapshots(scene)
         fired = fire_event(strict_plugin, scene, "PreCompact")
         assert fired.problems() == []
-        assert "could not save" not in fired.stdout("pre_compact")
+        assert snapshots(scene) == saved_before + 1 and pending_failure(scene) is None
     assert sorted(p.name for p in spool.iterdir()) == ["quarantine"]
     quarantined = sorted(p.name for p in (spool / "quarantine").iterdir())
     assert quarantined[-1] == "2-fifo.jsonl" and len(quarantined) == 2
@@ -95,13 +99,15 @@ def test_a_non_utf8_working_directory_gets_banner_heartbeat_and_snapshot(scene, 
     env = scene.env.env
     outputs = {}
     session = "sess-unbound"  # found from the cwd, not from a binding
+    saved_before = snapshots(scene)
     for event in EVENTS:
         data = json.dumps(scene.payload(event, cwd=shown, session_id=session)).encode()
         fired = fire_raw(strict_plugin, event, data, project_dir=cwd, env=env, session_id=session)
         assert fired.problems() == [], event
         outputs[event] = "".join(r.stdout for r in fired.runs)
     assert "Active Task Detected" in outputs["SessionStart"]
-    assert "saved a pre-compaction snapshot" in outputs["PreCompact"]
+    assert outputs["PreCompact"] == INSTRUCTION
+    assert snapshots(scene) == saved_before + 1 and pending_failure(scene) is None
     assert wait_for(lambda: heartbeats(scene, session) >= 1)
 
 
@@ -221,10 +227,11 @@ def test_an_editor_paused_mid_save_loses_nothing(pause_ms, scene, strict_plugin)
     runs = saved = reported = 0
     try:
         while editor.is_alive():
+            saved_before = snapshots(scene)
             fired = fire_event(strict_plugin, scene, "PreCompact")
             assert fired.problems() == []
             runs += 1
-            saved += "saved a pre-compaction snapshot" in fired.stdout("pre_compact")
+            saved += snapshots(scene) > saved_before  # its entry is in the file
             reported += _diverted_reported(scene)
     finally:
         stop.set()

@@ -10,7 +10,6 @@ counted once the database is back), and no hook fails, blocks or times out.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -21,12 +20,14 @@ import pytest
 
 from missioncache_harness.children import wait_heartbeat_children
 from missioncache_harness.reliability import (
+    INSTRUCTION,
     SESSION_ID,
     TASK,
     breadcrumb_only,
     fire_event,
     heartbeats,
     process_heartbeats,
+    system_message,
 )
 
 PROMPTS = 3  # counted prompts per broken database, from the bound session
@@ -62,11 +63,6 @@ def restore_database(db, good: bytes) -> None:
     else:
         db.unlink()
     db.write_bytes(good)
-
-
-def system_message(fired) -> str:
-    out = fired.stdout("session_start.py")
-    return json.loads(out).get("systemMessage", "") if out.strip() else ""
 
 
 @pytest.mark.parametrize("kind", BROKEN_KINDS)
@@ -112,7 +108,7 @@ def test_an_unbound_session_spooled_while_broken_is_resolved_from_its_cwd(
 
 
 def slash(mc_plugin, scene, *args: str) -> str:
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     env = dict(scene.env.env, CLAUDE_CODE_SESSION_ID=SESSION_ID)
     done = subprocess.run(
         [sys.executable, "-I", "-S", str(script), *args],
@@ -146,7 +142,9 @@ def test_a_vanished_task_folder_is_said_with_the_ways_out(kind, scene, strict_pl
         assert fire_event(strict_plugin, scene, event).problems() == []
     compact = fire_event(strict_plugin, scene, "PreCompact")
     assert breadcrumb_only(compact) == []
-    assert "could not save a pre-compaction snapshot" in compact.stdout("pre_compact.py")
+    assert compact.stdout("pre_compact.py") == INSTRUCTION
+    after = system_message(fire_event(strict_plugin, scene, "SessionStart", source="compact"))
+    assert f"the pre-compaction snapshot of {TASK}" in after and "was not saved" in after
 
     for command in (["load", TASK], ["save"]):
         out = slash(mc_plugin, scene, *command)

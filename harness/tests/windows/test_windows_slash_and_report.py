@@ -11,7 +11,7 @@ from missioncache_harness.windows import to_windows
 
 
 def slash(win_user, *args: str, stdin: bytes = b"") -> str:
-    script = win_user.plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = win_user.plugin / "slash" / "slash.py"
     env = {**win_user.env, "CLAUDE_CODE_SESSION_ID": win_user.session_id}
     done = win_user.python.run(
         ["-X", "utf8", "-I", "-S", to_windows(script), *args],

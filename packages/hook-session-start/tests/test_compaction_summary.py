@@ -38,7 +38,10 @@ def test_new_session_gets_the_newest_summary_labelled(mc_hook, mc_task, source):
     compact(mc_hook, "NEW-SUMMARY parser done, tests next", trigger="auto")
     done = start(mc_hook, source)
     context = context_of(done)
-    assert done.json["systemMessage"].endswith("· last compaction's summary included")
+    # each notice on its own line under the headline, never joined by ';' or '·'
+    assert done.json["systemMessage"].splitlines()[1:] == [
+        "Claude was given the last compaction's summary."
+    ]
     assert "### Last compaction summary (" in context
     assert "auto compaction)" in context
     assert "NEW-SUMMARY parser done, tests next" in context

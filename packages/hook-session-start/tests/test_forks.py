@@ -58,7 +58,7 @@ def status(mc_plugin, mc_env, sid, cwd) -> str:
 
 
 def slash(mc_plugin, mc_env, sid, cwd, *args) -> str:
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     proc = subprocess.run(
         [python3(), str(script), *args],
         cwd=cwd,
@@ -210,10 +210,24 @@ def test_fork_done_records_the_outcome_in_the_parent_and_closes_the_fork(
     listing = cli(mc_plugin, mc_env, "list").stdout
     assert "completed    └ fork fa" in listing
     assert context_file(mc_env, "fa").is_file()  # files kept
-    # The worktree goes back to the parent.
-    assert start(mc_hook, "s-new", wa)["systemMessage"].startswith("MissionCache: tracking par ")
+    # The worktree goes back to the parent, and the first session there is told so, once.
+    told = start(mc_hook, "s-new", wa)["systemMessage"].splitlines()
+    assert told[0].startswith("MissionCache: tracking par ")
+    assert f"Fork fa is finished: sessions in {wa} now count for par." in told
+    again = start(mc_hook, "s-later", wa)["systemMessage"]
+    assert again.startswith("MissionCache: tracking par ") and "Fork fa" not in again
     again = cli(mc_plugin, mc_env, "fork-done", "fa", ok=False)
     assert again.returncode == 1 and "already completed" in again.stderr
+
+
+def test_fork_done_on_a_fork_never_saved_asks_for_the_outcome(mc_plugin, mc_env, forked):
+    """Its only entry says it was created: that is no outcome to write into the parent."""
+    before = context_file(mc_env, "par").read_text()
+    done = cli(mc_plugin, mc_env, "fork-done", "fa", ok=False)
+    assert done.returncode == 1 and "no outcome to record" in done.stderr
+    assert '--outcome "TEXT"' in done.stderr
+    assert context_file(mc_env, "par").read_text() == before  # no "Fork of par created"
+    assert "active       └ fork fa" in cli(mc_plugin, mc_env, "list").stdout  # still open
 
 
 def test_a_resumed_fork_session_is_told_the_parent_changed_and_keeps_its_mark(

@@ -8,6 +8,7 @@ digest of the context file (with that entry) reaches the model.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -49,7 +50,11 @@ def test_banner_reaches_the_model_and_a_heartbeat_is_recorded(mc_plugin, mc_env,
 
         run_turn("/compact", resume=sid, fake_api=api, **common).check()
         (compaction,) = api.compaction_requests()
-        assert "MissionCache saved a pre-compaction snapshot" in compaction.raw.decode()
+        # PreCompact's line reaches the summariser (JSON-escaped in the request's body)
+        instruction = (
+            'Keep the MissionCache task name "demo-task" and its Next Steps in the summary.'
+        )
+        assert json.dumps(instruction)[1:-1] in compaction.raw.decode()
         # SessionStart:compact (and :resume) output reaches the model on the next turn.
         api.enqueue("Continuing.")
         run_turn("continue with the parser", fake_api=api, resume=sid, **common).check()

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import time
 
 import pytest
 
@@ -254,3 +257,32 @@ def test_tokens_reach_the_task_of_the_session(stop, mc_env, mc_task, mc_cli, mc_
     shown = mc_cli("time", "demo-task")
     # one message of 10 input and 5 output tokens of claude-opus-5-5 ($4 and $20 per MTok)
     assert shown.strip().endswith("), <$0.01, 15 tokens, all time"), shown
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
+def test_a_fifo_at_the_transcript_path_never_blocks_stop(stop, mc_task, tmp_path):
+    """Regression: the token reader opened the transcript with a plain ``open``, which
+    waits for a writer: Stop hung until Claude Code killed it at 10 s."""
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    try:
+        done = stop(fifo, prompt_id="2c1b0a9f-8e7d-4c6b-9a5f-4e3d2c1b0a9f", timeout=8)
+    except subprocess.TimeoutExpired:
+        pytest.fail("Stop blocked on a FIFO at the transcript path")
+    assert time.monotonic() - started < 5
+    assert done.silent() and done.stderr == ""
+
+
+def test_an_implausible_token_count_is_left_out_with_a_breadcrumb(stop, mc_env, mc_task, tmp_path):
+    """Regression: a record claiming 10^30 tokens was clamped to 2^40 ($6.6 million)."""
+    tx = TranscriptBuilder().prompt("first").text("Fine.", msg_id="msg_ok")
+    path = tx.write(tmp_path / "t.jsonl")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    forged = json.loads(json.dumps(records[-1]))
+    forged["message"]["id"] = "msg_forged"
+    forged["message"]["usage"]["input_tokens"] = 10**30
+    path.write_text(path.read_text() + json.dumps(forged) + "\n")
+    done = stop(path, prompt_id="p-1")
+    assert [m[0] for m in usage_lines(mc_env)] == ["msg_ok:"]
+    assert "left out the tokens of one message" in done.stderr and "msg_forged" in done.stderr

@@ -231,6 +231,10 @@ def test_a_stopped_pm_server_is_told_once_to_the_human_with_the_fallback_for_cla
     told = json.loads(prompt(env=env))
     assert told["systemMessage"].startswith("MissionCache: its `pm` tool server stopped")
     assert "/mcp, pick plugin:missioncache:pm, choose Reconnect" in told["systemMessage"]
+    # why (only in Claude Code's MCP log otherwise), and what works with no network
+    assert "`Failed to fetch ... /simple/mcp/`" in told["systemMessage"]
+    assert "Offline, /missioncache:save still saves" in told["systemMessage"]
+    assert 'missioncache-pm" missioncache-pm --check`' in told["systemMessage"]
     context = told["hookSpecificOutput"]["additionalContext"]
     assert "FALLBACK:" in context and 'slash.py" apply`' in context
     assert prompt(env=env) == ""  # once per session and outage

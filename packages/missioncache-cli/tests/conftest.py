@@ -10,13 +10,13 @@ from missioncache_db.testing import db  # noqa: F401 (a fixture)
 
 @pytest.fixture
 def mc_sources():
-    """The command line and every library it may load (its report, statusline and sync
-    fronts too): what ``mc_bare``'s bare interpreter finds."""
+    """The command line and every library it may load (its report, statusline, sync and
+    billing fronts too): what ``mc_bare``'s bare interpreter finds."""
     return (
         "missioncache-cli", "missioncache-state", "missioncache-spool", "missioncache-db",
         "missioncache-cost", "missioncache-time", "missioncache-context",
         "missioncache-transcript", "missioncache-statusline", "missioncache-report",
-        "missioncache-sync",
+        "missioncache-sync", "missioncache-billing",
     )  # fmt: skip
 
 

@@ -89,3 +89,39 @@ def test_uninstall_keeps_the_data_and_purge_removes_it(cli, mc_roots, mc_workdir
     assert not (data / "tasks.db").exists() and not (data / "active").exists()
     assert not (data / "spool").exists()
     assert "kept:" not in out
+
+
+def test_purge_removes_everything_missioncache_made(cli, mc_roots, mc_workdir, tmp_path):
+    """Issue 35 item 1: the event logs, machine id, sync state, the dashboard's and the
+    fork and token readers' state, the dashboard's uv build and the settings backups too:
+    nothing is left that `doctor --rebuild` could bring the tasks back from."""
+    env = leave_traces(cli, mc_roots, mc_workdir, tmp_path)
+    data, claude = mc_roots
+    ok(cli("sync", env=env))  # without a remote: the event log and the machine id
+    assert (data / "events").is_dir() and (data / "machine-id").is_file()
+    state = claude / "hooks" / "state"
+    for kind in ("dashboard", "shared-seen", "usage"):
+        (state / kind).mkdir(parents=True, exist_ok=True)
+        (state / kind / "s1.json").write_text("{}")
+    (data / "sync").mkdir()
+    (data / "sync" / "status.json").write_text("{}")
+    (claude / "settings.json.missioncache-dashboard").write_text("{}")
+    site = tmp_path / "uv-cache" / "archive-v0" / "DsH" / "lib" / "python3.12" / "site-packages"
+    (site / "missioncache_dashboard-0.1.0.dist-info").mkdir(parents=True)
+    made = [
+        data / "events",
+        data / "machine-id",
+        data / "sync",
+        state / "dashboard",
+        state / "shared-seen",
+        state / "usage",
+        claude / "settings.json.missioncache-dashboard",
+        tmp_path / "uv-cache" / "archive-v0" / "DsH",
+    ]
+    out = ok(cli("uninstall", "--purge", "--dry-run", env=env))
+    for path in made:
+        assert f"would remove: {path} (" in out, (path, out)
+    ok(cli("uninstall", "--purge", env=env))
+    for path in made:
+        assert not path.exists(), path
+    assert not data.exists() or not any(data.iterdir()), list(data.iterdir())

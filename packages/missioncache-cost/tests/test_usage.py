@@ -9,7 +9,7 @@ import pytest
 import missioncache_spool as spool
 from missioncache_cost._prices import PRICES_DATE, load_prices, normalise_model, price_lines
 from missioncache_cost._tokens import format_cost, format_tokens, task_tokens
-from missioncache_cost._usage_record import spool_records
+from missioncache_spool import spool_records
 from missioncache_time import process_pending, time_split
 
 T0 = 1_790_000_000.0
@@ -205,3 +205,33 @@ def test_two_sessions_waiting_in_the_same_minutes_wait_once(db, task):
     process_pending(db)
     found = time_split(db, task.id, now=T0 + 5000)
     assert tuple(found) == (300, 300, 0) and found.waiting == 300
+
+
+def test_a_forked_sessions_copied_messages_are_priced_once(db, task):
+    """Regression: ``claude --resume ID --fork-session`` copies the parent's messages into
+    the new transcript (same message id and request) and they were counted again."""
+    heartbeat(db, task.id, "parent", "p-1", T0 - 5)
+    heartbeat(db, task.id, "forked", "p-2", T0 + 50)
+    spool_usage(db, "parent", [message("m1:r1"), message("m2:r2", tokens=(1000, 200, 0, 0, 0))])
+    copied = [message("m1:r1"), message("m2:r2", tokens=(1000, 200, 0, 0, 0))]
+    spool_usage(db, "forked", [*copied, message("m3:r3", prompt="p-2", at=T0 + 60)])
+    process_pending(db)
+    tokens = task_tokens(db.conn, task.id)
+    assert (tokens.input, tokens.output) == (1200, 240)
+    # A key without a request (a test model's reused ``msg_2``) is not merged across rows.
+    spool_usage(db, "forked", [message("msg_2:", prompt="p-2", at=T0 + 70)])
+    spool_usage(db, "parent", [message("msg_2:", at=T0 + 80)])
+    process_pending(db)
+    assert task_tokens(db.conn, task.id).input == 1400
+
+
+def test_an_implausible_count_from_the_spool_or_a_log_is_dropped(db, task):
+    """Regression: 10^30 tokens were clamped to 2^40 and cost $6.6 million."""
+    heartbeat(db, task.id, "s1", "p-1", T0 - 5)
+    spool_usage(db, "s1", [message("big:r", tokens=(10**30, 0, 0, 0, 0))])
+    spool_usage(db, "s1", [message("huge:r", tokens=(0, 100_000_001, 0, 0, 0)),
+                           message("fine:r")])  # fmt: skip
+    process_pending(db)
+    tokens = task_tokens(db.conn, task.id)
+    assert tokens.input == 100 and tokens.output == 20
+    assert tokens.cost is not None and tokens.cost < 0.01

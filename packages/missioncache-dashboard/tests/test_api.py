@@ -176,3 +176,37 @@ def test_the_page_itself_names_the_task(dashboard, mc_task):
     status, page = dashboard.request("GET", "/")
     assert status == 200 and f'data-task="{mc_task.name}"' in page
     assert "<!--tasks-->" not in page
+
+
+def test_the_task_list_shows_the_client_and_this_months_billable(
+    dashboard, mc_task, mc_cli, mc_env
+):
+    import time
+
+    from missioncache_harness.worklog import record_work
+
+    t = time.localtime()
+    midnight = time.mktime((t.tm_year, t.tm_mon, t.tm_mday, 0, 0, 1, 0, 0, -1))
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, midnight, [(600, 0)])
+    assert dashboard.get("/api/tasks")["tasks"][0]["billing"] is None  # no client yet
+    mc_cli("client", "add", "Acme", "--rate", "100", "--currency", "GBP", "--rounding", "30m")
+    mc_cli("task", "set", mc_task.name, "--client", "Acme")
+    row = dashboard.get("/api/tasks")["tasks"][0]
+    assert row["billing"] == {"client": "Acme", "hours": "0.50", "amount": "£50.00"}
+    assert dashboard.get(f"/api/tasks/{row['id']}")["billing"] == row["billing"]  # its page
+
+
+def test_the_task_page_answers_within_a_second_for_any_file(dashboard, mc_env, mc_task):
+    """Regression: a context file with a 100 KB line of ``**a `` held the task page for
+    over 6 s (quadratic inline patterns), and 400 ``>`` answered 500."""
+    import time
+
+    context = mc_env.data_root / "active" / mc_task.name / f"{mc_task.name}-context.md"
+    task_id = dashboard.get("/api/tasks")["tasks"][0]["id"]
+    for body, shown in (("**a " * 25_000, "**a **a"), (">" * 400 + " deep", "&gt; deep")):
+        context.write_text("# Notes\n\n" + body + "\n", encoding="utf-8")
+        dashboard.get(f"/api/tasks/{task_id}")  # warm: the first read opens tasks.db
+        started = time.monotonic()
+        detail = dashboard.get(f"/api/tasks/{task_id}")
+        assert time.monotonic() - started < 1.0
+        assert shown in detail["context_html"]

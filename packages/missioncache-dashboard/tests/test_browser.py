@@ -25,7 +25,7 @@ def world(mc_plugin, mc_env, mc_repo):
 def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_repo, tmp_path):
     running, ids = world
     with browser.browser_page(mc_chromium) as (page, errors):
-        page.goto(running.url + "/")
+        page.goto(running.page_url)
         rows = page.locator("#tasks tbody tr")
         rows.first.wait_for()
         names = [row.get_attribute("data-task") for row in rows.all()]
@@ -55,6 +55,7 @@ def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_re
 def test_task_page_shows_the_context_escaped(mc_chromium, world):
     running, ids = world
     with browser.browser_page(mc_chromium) as (page, errors):
+        page.goto(running.page_url)  # the cookie, then the task's page
         page.goto(f"{running.url}/#/task/{ids['billing-export']}")
         markdown = page.locator("#task .markdown")
         markdown.locator("h1").wait_for()
@@ -76,7 +77,7 @@ def test_dom_dumped_at_load_names_every_task(mc_chromium, world, tmp_path):
     running, ids = world
     argv = [mc_chromium, *browser.FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     done = subprocess.run(
-        [*argv, "--dump-dom", running.url + "/"],
+        [*argv, "--dump-dom", running.page_url],
         capture_output=True,
         text=True,
         timeout=120,
@@ -85,3 +86,61 @@ def test_dom_dumped_at_load_names_every_task(mc_chromium, world, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     for name in ids:
         assert f'data-task="{name}"' in done.stdout, name
+    # the live table says it is loading rather than looking empty
+    assert "Loading the live sessions" in done.stdout
+
+
+def test_a_billed_task_shows_its_client_on_the_list_and_its_page(
+    mc_chromium, world, mc_plugin, mc_env
+):
+    running, ids = world
+    for args in (
+        ("client", "add", "Acme", "--rate", "100", "--currency", "GBP"),
+        ("task", "set", "billing-export", "--client", "Acme"),
+    ):
+        assert mc_env.bundled(mc_plugin, *args).returncode == 0
+    with browser.browser_page(mc_chromium) as (page, errors):
+        page.goto(running.page_url)
+        note = page.locator('#tasks tr[data-task="billing-export"] .billing')
+        note.wait_for(timeout=LIVE_WAIT_MS)
+        assert note.inner_text().startswith("Acme · ") and " h this month = £" in note.inner_text()
+        assert page.locator('#tasks tr[data-task="auth-refactor"] .billing').count() == 0
+        page.goto(f"{running.url}/#/task/{ids['billing-export']}")
+        page.locator("#task .billing", has_text="Acme").wait_for(timeout=LIVE_WAIT_MS)
+        assert errors == []
+
+
+def test_the_day_chart_has_an_axis_figures_and_only_drawn_colours(mc_chromium, world):
+    running, _ids = world
+    with browser.browser_page(mc_chromium) as (page, errors):
+        page.goto(running.page_url)
+        page.locator("#chart svg rect").first.wait_for(timeout=LIVE_WAIT_MS)
+        texts = "els => els.map(e => e.textContent)"  # SVG text has no innerText
+        axis = page.locator("#chart svg text.axis").evaluate_all(texts)
+        assert axis[0] == "0h" and len(axis) >= 2  # hours up the side
+        figures = page.locator("#chart svg text.fig").evaluate_all(texts)
+        assert figures and all(f[-1] in "hms" for f in figures)  # each day's total
+        legend = page.locator("#chart .legend span").all_inner_texts()
+        assert sorted(legend) == ["auth-refactor", "billing-export"]  # the fork has no bar
+        page.locator("#sessions-loading").wait_for(state="hidden", timeout=LIVE_WAIT_MS)
+        assert errors == []
+
+
+def test_the_health_banner_shows_code_as_code(mc_chromium, mc_plugin, mc_env, mc_repo):
+    """A task folder gone: the banner's fix names a command, shown as code, not in
+    backticks."""
+    import shutil
+
+    dash.demo_world(mc_plugin, mc_env, mc_repo)
+    shutil.rmtree(mc_env.data_root / "active" / "auth-refactor" / "auth-tokens", True)
+    shutil.rmtree(mc_env.data_root / "active" / "billing-export")
+    with (
+        dash.serving(mc_plugin, mc_env) as running,
+        browser.browser_page(mc_chromium) as (page, errors),
+    ):
+        page.goto(running.page_url)
+        banner = page.locator("#health")
+        banner.locator("code").first.wait_for(timeout=LIVE_WAIT_MS)
+        assert "`" not in banner.inner_text()
+        assert any("doctor" in c for c in banner.locator("code").all_inner_texts())
+        assert errors == []

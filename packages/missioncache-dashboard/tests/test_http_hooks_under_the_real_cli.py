@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_harness import dashboard as dash
-from missioncache_harness.claude_cli import requires_claude
+from missioncache_harness.claude_cli import requires_claude, run_turn
 from missioncache_harness.fake_api import FakeAnthropicAPI, ToolUse
 from missioncache_harness.terminal import Terminal, tmux_available
 from missioncache_harness.workspace import create_task, make_cli_env
@@ -78,7 +78,12 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
     settings.write_bytes(b'{"theme": "dark"}\n')
     port = dash.free_port()
     command = dash.command(mc_plugin, "install", "--port", str(port))
-    assert subprocess.run(command, env=env.env, timeout=60, check=False).returncode == 0
+    installed = subprocess.run(
+        command, env=env.env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert installed.returncode == 0, installed.stderr
+    # Nothing answers yet: nothing is wired until the dashboard starts.
+    assert settings.read_bytes() == b'{"theme": "dark"}\n'
 
     with (
         FakeAnthropicAPI() as api,
@@ -86,6 +91,8 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
     ):
         terminal.wait_for(lambda screen: "❯" in screen, 90)
         with dash.serving(mc_plugin, env, port) as running:
+            assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()  # wired by start
+            time.sleep(SETTLE)  # the running claude notices the hooks start put in
             assert FAILED not in turn(terminal, api, work, "one")
             row = running.get("/api/sessions")["sessions"][0]
             assert row["edit_count"] == 1 and row["last_prompt"] == "write one please"
@@ -128,3 +135,66 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
         time.sleep(SETTLE)
         turn(terminal, api, work, "five")
         assert len(errors_in_transcripts(claude_dir)) == before
+
+
+def _header_server() -> tuple[object, int, list]:
+    """A loopback server answering ``{}`` and keeping (path, X-Tok header) of each POST."""
+    import http.server
+    import threading
+
+    seen: list = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            seen.append((self.path, self.headers.get("X-Tok")))
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, int(server.server_address[1]), seen
+
+
+def test_http_hook_header_sources(tmp_path):
+    """Where Claude Code takes a header's ``$VAR`` from (docs/dashboard.md, why the secret
+    is in settings.json's ``env``): its own environment and settings ``env`` fill it; a
+    SessionStart hook's ``CLAUDE_ENV_FILE`` does not (that reaches the Bash tool only)."""
+    server, port, seen = _header_server()
+    cases = {
+        "process": ({}, {"TOK": "from-process"}, False, "from-process"),
+        "settings": ({"TOK": "from-settings"}, {}, False, "from-settings"),
+        "envfile": ({}, {}, True, ""),
+    }
+    try:
+        for name, (settings_env, process_env, env_file, expected) in cases.items():
+            home = tmp_path / name
+            (home / ".claude").mkdir(parents=True)
+            hook = {
+                "type": "http",
+                "url": f"http://127.0.0.1:{port}/{name}",
+                "timeout": 2,
+                "headers": {"X-Tok": "$TOK"},
+                "allowedEnvVars": ["TOK"],
+            }
+            hooks: dict = {"UserPromptSubmit": [{"hooks": [hook]}]}
+            if env_file:
+                line = "echo 'export TOK=from-env-file' >> \"$CLAUDE_ENV_FILE\""
+                hooks["SessionStart"] = [{"hooks": [{"type": "command", "command": line}]}]
+            settings: dict = {"hooks": hooks}
+            if settings_env:
+                settings["env"] = settings_env
+            (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+            with FakeAnthropicAPI() as api:
+                api.enqueue("ok")
+                run_turn("hi", home=home, fake_api=api, env_extra=process_env, timeout=120).check()
+            assert [tok for path, tok in seen if path == f"/{name}"] == [expected], name
+    finally:
+        server.shutdown()  # type: ignore[attr-defined]
+        server.server_close()  # type: ignore[attr-defined]

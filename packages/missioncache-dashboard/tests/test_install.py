@@ -5,7 +5,9 @@ only while the dashboard runs."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+from pathlib import Path
 
 from missioncache_harness import dashboard as dash
 
@@ -40,47 +42,69 @@ def http_hooks(settings: dict) -> dict:
     return found
 
 
-def test_install_wires_hooks_and_uninstall_restores_exact_bytes(mc_plugin, mc_env):
+def test_install_with_no_dashboard_running_changes_nothing_and_says_how(mc_plugin, mc_env):
+    """A hook with nothing answering shows `hook failed ... ECONNREFUSED` under every
+    prompt: install leaves settings.json alone and names the command that starts it, and
+    never says both that a stopped dashboard shows no `hook failed` and that it will."""
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    out = run(mc_plugin, mc_env, "install", "--port", "8799")
-    assert "8799" in out
-    written = json.loads(settings.read_text())
-    assert http_hooks(written) == {
-        "PostToolUse": ["http://127.0.0.1:8799/api/hooks/edit-count"],
-        "UserPromptSubmit": ["http://127.0.0.1:8799/api/hooks/heartbeat"],
-        "Stop": ["http://127.0.0.1:8799/api/hooks/heartbeat"],
-    }
+    port = dash.free_port()
+    out = run(mc_plugin, mc_env, "install", "--port", str(port))
+    assert settings.read_bytes() == USER_SETTINGS
+    assert f"No dashboard answers on port {port}" in out
+    (command,) = [c for c in out.split("`") if c.endswith(f"dashboard start --port {port}")]
+    program = command.split()[0]  # runnable as written: on PATH, or the plugin's by its path
+    assert shutil.which(program, path=mc_env.env.get("PATH")) or Path(program).is_file()
+    assert "never shows `hook failed`" not in out and "wired" not in out
+
+
+def test_install_wires_hooks_and_uninstall_restores_exact_bytes(mc_plugin, mc_env, mc_task):
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(USER_SETTINGS)
+    port = dash.free_port()
+    with dash.serving(mc_plugin, mc_env, port):
+        out = run(mc_plugin, mc_env, "install", "--port", str(port))
+        assert f"port {port}" in out and "hooks" in out
+        written = json.loads(settings.read_text())
+        assert http_hooks(written) == {
+            "PostToolUse": [f"http://127.0.0.1:{port}/api/hooks/edit-count"],
+            "UserPromptSubmit": [f"http://127.0.0.1:{port}/api/hooks/heartbeat"],
+            "Stop": [f"http://127.0.0.1:{port}/api/hooks/heartbeat"],
+        }
+        run(mc_plugin, mc_env, "install", "--port", str(port))  # twice: still one set
+        assert len(http_hooks(json.loads(settings.read_text()))["PostToolUse"]) == 1
     edit_group = written["hooks"]["PostToolUse"][-1]
     assert edit_group["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
     # The user's keys and their own hook are all still there.
     assert written["model"] == "opus" and written["permissions"] == {"allow": ["Bash(ls:*)"]}
     assert written["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
-    run(mc_plugin, mc_env, "install", "--port", "8799")  # twice: still one set
-    assert len(http_hooks(json.loads(settings.read_text()))["PostToolUse"]) == 1
     run(mc_plugin, mc_env, "uninstall")
     assert settings.read_bytes() == USER_SETTINGS
     assert not list(mc_env.claude_dir.glob("settings.json.*"))  # no backup left behind
 
 
-def test_install_without_settings_file_and_uninstall_removes_it(mc_plugin, mc_env):
+def test_install_without_settings_file_and_uninstall_removes_it(mc_plugin, mc_env, mc_task):
     settings = mc_env.claude_dir / "settings.json"
-    run(mc_plugin, mc_env, "install")
-    assert "http://127.0.0.1:8787/api/hooks/edit-count" in settings.read_text()
+    port = dash.free_port()
+    with dash.serving(mc_plugin, mc_env, port):
+        run(mc_plugin, mc_env, "install", "--port", str(port))
+        assert f"http://127.0.0.1:{port}/api/hooks/edit-count" in settings.read_text()
     run(mc_plugin, mc_env, "uninstall")
     assert not settings.exists()
     assert "nothing to do" in run(mc_plugin, mc_env, "uninstall")
 
 
-def test_edits_made_meanwhile_are_kept(mc_plugin, mc_env):
+def test_edits_made_meanwhile_are_kept(mc_plugin, mc_env, mc_task):
     settings = mc_env.claude_dir / "settings.json"
     settings.write_bytes(USER_SETTINGS)
-    run(mc_plugin, mc_env, "install", "--port", "8799")
-    edited = json.loads(settings.read_text())
-    edited["theme"] = "dark"
-    edited["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
-    settings.write_text(json.dumps(edited, indent=2))
-    run(mc_plugin, mc_env, "uninstall")
+    port = dash.free_port()
+    with dash.serving(mc_plugin, mc_env, port):
+        run(mc_plugin, mc_env, "install", "--port", str(port))
+        edited = json.loads(settings.read_text())
+        edited["theme"] = "dark"
+        edited["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "say done"}]})
+        settings.write_text(json.dumps(edited, indent=2))
+        run(mc_plugin, mc_env, "uninstall")
     left = json.loads(settings.read_text())
     assert http_hooks(left) == {}
     assert left["theme"] == "dark" and left["model"] == "opus"
@@ -191,3 +215,105 @@ def test_the_first_stop_after_a_kill_takes_the_hooks_out_and_says_so(
         time.sleep(0.1)
     assert settings.read_bytes() == USER_SETTINGS  # exact bytes back
     assert _stop_hook(mc_plugin, mc_env, tmp_path) == ""  # told once
+
+
+def _here_too(mc_env, monkeypatch) -> None:
+    """This process uses ``mc_env``'s roots, so an in-process install meets the dashboard
+    ``dash.serving`` starts there (``install`` wires only while one answers)."""
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(mc_env.data_root))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(mc_env.claude_dir))
+    monkeypatch.delenv("CLAUDE_SESSION_ID", raising=False)
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+
+
+def test_a_failed_install_describes_no_wiring(mc_plugin, mc_env, monkeypatch):
+    """Regression: a settings.json that could not be written (read-only) left an install
+    record describing a wiring, and every Stop then said a dashboard had stopped and its
+    hooks "are taken out now", forever."""
+    import pytest
+
+    from missioncache_dashboard import install
+    from missioncache_hookio.dashboard_left import left_wired_port, tidy_in_background
+    from missioncache_state import settings_file
+
+    _here_too(mc_env, monkeypatch)
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(b'{"theme": "dark"}\n')
+
+    def read_only(*_args, **_kwargs):
+        raise PermissionError(30, "Read-only file system")
+
+    port = free_port_for_test()
+    with dash.serving(mc_plugin, mc_env, port):
+        monkeypatch.setattr(settings_file, "_replace", read_only)
+        with pytest.raises(install.InstallError) as refused:
+            install.install(port)
+        assert "Read-only file system" in str(refused.value)
+        assert "written_sha256" not in (install.is_installed() or {})
+    assert settings.read_bytes() == b'{"theme": "dark"}\n'
+    # The dashboard is gone: a record describing a wiring would now say it left hooks.
+    assert left_wired_port() is None and tidy_in_background() == ""
+
+
+def test_a_dead_dashboard_whose_pid_was_reused_is_still_found(mc_plugin, mc_env, monkeypatch):
+    """Regression: running.json naming a live process (the pid reused) kept a dead
+    dashboard's hooks wired; "running" now means a dashboard of this install answers."""
+    import os
+
+    from missioncache_dashboard import install
+    from missioncache_hookio.dashboard_left import left_wired_port
+    from missioncache_state.atomic import write_json_atomic
+    from missioncache_state.locations import dashboard_dir
+
+    _here_too(mc_env, monkeypatch)
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(b"{}\n")
+    port = free_port_for_test()
+    with dash.serving(mc_plugin, mc_env, port) as running:
+        install.install(port)
+        assert http_hooks(json.loads(settings.read_text()))
+        assert left_wired_port() is None  # it answers
+        running.process.kill()  # dies without taking its hooks out
+        running.process.communicate()
+    write_json_atomic(os.path.join(dashboard_dir(), "running.json"), {"port": port, "pid": 1})
+    assert left_wired_port() == port
+    install.unwire()
+    assert settings.read_bytes() == b"{}\n"
+    assert left_wired_port() is None  # nothing in the file: nothing left wired
+
+
+def test_installed_hooks_carry_the_secret_only_through_the_environment(
+    mc_plugin, mc_env, monkeypatch
+):
+    """The hooks send the secret as a header Claude Code fills from an environment
+    variable it may interpolate; settings.json, which holds that variable, is made
+    readable by its owner only (it is often 0644)."""
+    import os
+    import stat
+
+    from missioncache_dashboard import install
+    from missioncache_state.dashboard_token import read_token
+
+    _here_too(mc_env, monkeypatch)
+    settings = mc_env.claude_dir / "settings.json"
+    settings.write_bytes(b'{"theme": "dark"}\n')
+    os.chmod(settings, 0o644)
+    with dash.serving(mc_plugin, mc_env) as running:
+        install.install(running.port)
+        written = json.loads(settings.read_text())
+        token = read_token()
+        assert token == running.token
+        assert set(http_hooks(written)) == {"PostToolUse", "UserPromptSubmit", "Stop"}
+        for groups in written["hooks"].values():
+            hook = groups[-1]["hooks"][0]
+            assert hook["headers"] == {"X-MissionCache-Token": "$MISSIONCACHE_DASHBOARD_TOKEN"}
+            assert hook["allowedEnvVars"] == ["MISSIONCACHE_DASHBOARD_TOKEN"]
+        assert written["env"] == {"MISSIONCACHE_DASHBOARD_TOKEN": token}
+        assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+        install.uninstall()
+        assert settings.read_bytes() == b'{"theme": "dark"}\n'
+    assert settings.read_bytes() == b'{"theme": "dark"}\n'
+
+
+def free_port_for_test() -> int:
+    return dash.free_port()

@@ -80,3 +80,33 @@ def test_structure_is_rendered():
 def test_fenced_block_is_text():
     html = render("```\n## not a heading\n<b>x</b>\n```\nafter")
     assert "<h2>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html and "<p>after</p>" in html
+
+
+HEAVY = {
+    "bold openers": "**a " * 25_000,
+    "italic openers": "*a " * 33_000,
+    "link openers": "[a](" * 25_000,
+    "brackets": "[" * 100_000,
+    "heading with a long blank": "# a" + " " * 100_000 + "#x",
+    "rule-like": "- " * 50_000 + "x",
+    "nested quotes": ">" * 400 + " deep",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEAVY))
+def test_any_100_kb_line_renders_in_well_under_a_second(name):
+    """Regression: the inline patterns were quadratic (100 KB of ``**a `` took over 6 s,
+    at every page load) and 400 ``>`` recursed past Python's limit (HTTP 500). The bound
+    is generous: it guards against quadratic blow-up, not for speed."""
+    import time
+
+    started = time.perf_counter()
+    html = render(HEAVY[name])
+    assert time.perf_counter() - started < 1.0, name
+    assert "<script" not in html
+
+
+def test_quotes_nest_to_a_limit_and_deeper_marks_are_text():
+    html = render(">" * 400 + " deep")
+    assert html.count("<blockquote>") == 8
+    assert "&gt;" * 392 + " deep" in html

@@ -10,11 +10,10 @@ import uuid
 
 import pytest
 
-from missioncache_cost import spool_records
 from missioncache_dashboard.data import task_list
 from missioncache_db import TaskDB
 from missioncache_report.data import collect
-from missioncache_spool import append
+from missioncache_spool import append, spool_records
 from missioncache_time import process_pending, record_heartbeat, spool_turn_end
 
 NOW = time.mktime((2026, 3, 20, 18, 0, 0, 0, 0, -1))

@@ -245,3 +245,37 @@ def test_a_parents_period_time_clips_its_forks_too(db):
     process_pending(db, now=NOW)
     assert time_split(db, parent.id, "week", now=NOW).total == 300
     assert time_split(db, parent.id, "week", now=NOW + 40 * 86400).total == 0
+
+
+def test_finishing_a_fork_twice_at_once_records_one_outcome(db):
+    """Regression: two ``fork-done`` at once both found the fork open, and both wrote an
+    outcome into the parent. Finishing is exclusive: the second says it is done."""
+    import threading
+    import time
+
+    from missioncache_db import TaskDB, finish_fork
+
+    db.create_task("p")
+    db.create_fork("p", "f")
+    written: list[str] = []
+    refused: list[str] = []
+
+    def slow_write(parent_context, fork_context, key, outcome):
+        written.append(outcome)
+        time.sleep(0.4)  # the window in which a second finish used to slip in
+
+    def finish(outcome):
+        with TaskDB(busy_timeout=5.0) as own:
+            try:
+                finish_fork(own, "f", outcome, slow_write)
+            except ValueError as error:
+                refused.append(str(error))
+
+    threads = [threading.Thread(target=finish, args=(o,)) for o in ("one", "two")]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join(30)
+    assert len(written) == 1, refused
+    assert len(refused) == 1 and "already completed" in refused[0]

@@ -89,6 +89,7 @@ def test_every_built_hook_is_the_same_script_with_its_own_body(mc_plugin):
 
 
 def _started_script(command: str) -> str:
-    found = re.search(r"/hooks/(\w+\.py)", command)
+    """``hooks/<name>.py`` that ``"${CLAUDE_PLUGIN_ROOT}/hooks/run" <name>`` starts."""
+    found = re.fullmatch(r'"\$\{CLAUDE_PLUGIN_ROOT\}/hooks/run" (\w+)', command)
     assert found, command
-    return found.group(1)
+    return f"{found.group(1)}.py"

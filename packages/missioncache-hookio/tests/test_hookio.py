@@ -31,16 +31,27 @@ def test_oversized_payload_is_none():
 def test_identity_validates_everything(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ident = payload.identity(
-        {"session_id": "../x", "cwd": "relative", "transcript_path": "rel.jsonl"}
+        {
+            "session_id": "../x",
+            "cwd": "relative",
+            "transcript_path": "rel.jsonl",
+            "prompt_id": "../p",
+        }
     )
-    assert ident == payload.Identity(None, str(tmp_path), None)
+    assert ident == payload.Identity(None, str(tmp_path), None, None)
     good = payload.identity(
-        {"session_id": "abc-1", "cwd": str(tmp_path), "transcript_path": "/t/x.jsonl"}
+        {
+            "session_id": "abc-1",
+            "cwd": str(tmp_path),
+            "transcript_path": "/t/x.jsonl",
+            "prompt_id": "p-9",
+        }
     )
-    assert good == payload.Identity("abc-1", str(tmp_path), "/t/x.jsonl")
-    from missioncache_state.ids import SessionId
+    assert good == payload.Identity("abc-1", str(tmp_path), "/t/x.jsonl", "p-9")
+    from missioncache_state.ids import PromptId, SessionId
 
     assert type(good.session_id) is SessionId  # parsed here; what follows takes the type
+    assert type(good.prompt_id) is PromptId
     assert payload.identity({"cwd": 5, "session_id": 7}).session_id is None
     assert payload.identity({"cwd": "/no/such/dir"}).cwd == str(tmp_path)
 

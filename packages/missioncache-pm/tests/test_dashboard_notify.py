@@ -11,13 +11,18 @@ from missioncache_pm import dashboard_notify
 
 
 def test_running_dashboard_gets_task_created(tmp_path, monkeypatch):
+    """It carries the install's secret, as every request to the dashboard must."""
+    from missioncache_state.dashboard_token import ensure_token
+
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("MISSIONCACHE_ROOT", str(tmp_path / "mc"))
+    token = ensure_token()
     seen: list = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers["Content-Length"]))
-            seen.append((self.path, json.loads(body)))
+            seen.append((self.path, json.loads(body), self.headers["X-MissionCache-Token"]))
             self.send_response(200)
             self.end_headers()
             self.wfile.write(b"{}")
@@ -35,7 +40,7 @@ def test_running_dashboard_gets_task_created(tmp_path, monkeypatch):
         assert thread is not None
         thread.join(10)
         server.shutdown()
-    assert seen == [("/api/hooks/task-created", {"name": "fix-login"})]
+    assert seen == [("/api/hooks/task-created", {"name": "fix-login"}, token)]
 
 
 def test_no_dashboard_sends_nothing(tmp_path, monkeypatch):

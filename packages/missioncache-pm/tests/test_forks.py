@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SLASH = Path(__file__).resolve().parents[1] / "src" / "missioncache_pm" / "slash.py"
+SLASH = Path(__file__).resolve().parents[2] / "missioncache-slash" / "slash.py"
 
 
 def run_slash(world, *args, **env):
@@ -107,6 +107,19 @@ def test_a_shared_decision_goes_to_the_parent_and_restamps_the_writer(world):
     told = run_slash(world, "load", "shop-api", CLAUDE_CODE_SESSION_ID=other)
     assert "PARENT UPDATED: the shared layer (the context of the parent task shop)" in told
     assert "+  - currency is ISO 4217" in told
+
+
+def test_a_shared_decision_is_no_save_of_the_parent(world):
+    """The parent's own work since its compaction is still unsaved: its status line keeps
+    `compacted since` (the save record in its folder is left as it was)."""
+    parent, fork = parent_and_fork(world)
+    record = parent.context_file.parent / ".missioncache-saved"
+    before = record.read_bytes() if record.exists() else None
+    run_slash(
+        world, "apply", "--context-file", str(fork.context_file), "--shared-decision", "use ISO"
+    )
+    assert "Shared decision from fork shop-api" in parent.context_file.read_text()
+    assert (record.read_bytes() if record.exists() else None) == before
 
 
 def test_a_shared_decision_needs_a_fork(world):

@@ -1,9 +1,10 @@
-"""``missioncache-db report``: the BUILT plugin's command line on a tasks.db with known
+"""``missioncache report``: the BUILT plugin's command line on a tasks.db with known
 work sessions, in every format; and ``/missioncache:report``'s entry."""
 
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import time
@@ -59,6 +60,7 @@ def test_text_week_per_task_and_per_day(report, work):
         "total",
         "Claude",
         "you",
+        "hours",
         "sessions",
         "compactions",
         "progress",
@@ -68,13 +70,15 @@ def test_text_week_per_task_and_per_day(report, work):
         "cost",
     ]
     # 1h today + 30m three days ago; Claude 56m + 30m, you 4m; 3 work sessions.
-    assert _row(text, "demo-task")[1:9] == ["1h", "30m", "1h", "26m", "4m", "3", "0", "-"]
-    assert _row(text, "other")[1:5] == ["45m", "45m", "0s", "1"]
+    assert _row(text, "demo-task")[1:10] == [
+        "1h", "30m", "1h", "26m", "4m", "1.50", "3", "0", "-"
+    ]  # fmt: skip
+    assert _row(text, "other")[1:6] == ["45m", "45m", "0s", "0.75", "1"]
     assert lines[4].startswith("demo-task ")  # most time first
-    assert _row(text, "total")[1:7] == ["2h", "15m", "2h", "11m", "4m", "4"]
+    assert _row(text, "total")[1:8] == ["2h", "15m", "2h", "11m", "4m", "2.25", "4"]
     today = time.strftime("%Y-%m-%d")
     day = next(line.split() for line in lines if line.startswith(today))
-    assert day[1:6] == ["demo-task", "1h", "56m", "4m", "2"]
+    assert day[1:6] == ["demo-task", "1h", "56m", "4m", "2"] and day[-1] == "1.00"
 
 
 def test_periods_bound_what_is_counted(report, work):
@@ -83,7 +87,7 @@ def test_periods_bound_what_is_counted(report, work):
     every = report("--period", "all")
     assert _row(every, "demo-task")[1:3] == ["3h", "30m"]
     month = json.loads(report("--period", "month", "--format", "json"))
-    # month = today and the 29 days before (as `missioncache-db time` counts it): the
+    # month = today and the 29 days before (as `missioncache time` counts it): the
     # work forty days ago is out, the work three days ago is in.
     assert month["start"] == time.strftime("%Y-%m-%d", time.localtime(_local(29, 12)))
     assert [t["seconds"] for t in month["tasks"] if t["name"] == "demo-task"] == [5400]
@@ -118,6 +122,7 @@ def test_csv_is_a_timesheet(report, work):
         "cache_write_tokens": "0",
         "cache_read_tokens": "0",
         "cost_usd": "0.0000",
+        "jira": "",
     }
     assert round(sum(float(r["hours"]) for r in rows), 2) == 2.25
 
@@ -161,7 +166,7 @@ def test_bad_arguments_are_one_line(report, work):
 
 
 def test_slash_report_entry(mc_plugin, mc_env, work):
-    cmd = [python3(), str(mc_plugin / "cli" / "command.py"), "slash", "report"]
+    cmd = [python3(), str(mc_plugin / "slash" / "slash.py"), "report"]
     done = mc_env.run([*cmd, "today"])
     assert done.returncode == 0 and "(today: " in done.stdout and "demo-task" in done.stdout
     done = mc_env.run([*cmd, ""])
@@ -175,7 +180,7 @@ def test_compactions_in_the_period_are_counted(report, work, mc_task_dir):
     records.mkdir()
     for epoch in (_local(2, 11), _local(1, 9), _local(60, 9)):  # two this week, one long ago
         (records / f"{int(epoch * 1_000_000):016d}-0a0b0c0d.json").write_text("{}")
-    assert _row(report("--period", "week"), "demo-task")[7] == "2"
+    assert _row(report("--period", "week"), "demo-task")[8] == "2"
     data = json.loads(report("--period", "all", "--format", "json"))
     assert [t["compactions"] for t in data["tasks"] if t["name"] == "demo-task"] == [3]
 
@@ -346,6 +351,9 @@ def test_forks_are_rows_under_their_parent_and_counted_once(report, mc_env, mc_t
     assert {d["task"] for d in data["days"]} == {"demo-task"}  # the forks' days are in it
     assert sum(d["seconds"] for d in data["days"]) == 3000
     assert "demo-task: 50m" in mc_cli("time", "demo-task", "--period", "week")
+    page = report("--period", "week", "--format", "html")
+    legend = page.split('<div class="legend">', 1)[1].split("</div>", 1)[0]
+    assert "demo-task" in legend and "fa" not in legend and "fb" not in legend  # no bar of theirs
 
 
 def _usage(mc_execute, task_id, key, at, model="claude-sonnet-4-5", counts=(1000, 100, 0, 0, 0)):
@@ -458,3 +466,45 @@ def test_a_parents_cost_holds_its_forks_once_in_the_report_and_in_time(
     shown = mc_cli("time", "demo-task", "--period", "week").splitlines()
     assert "$0.01, 4k tokens" in shown[0], shown
     assert shown[1].endswith(", $0.01, 3k tokens"), shown  # the fork's own
+
+
+def test_calendar_periods_say_which_days_they_cover(report, work):
+    today = time.strftime("%Y-%m-%d")
+    one_day = report("--from", today, "--to", today)
+    assert one_day.startswith(f"MissionCache time report ({today} to {today}: {today} to {today})")
+    assert _row(one_day, "demo-task")[1:3] == ["1h", "56m"] and "other" not in one_day
+    year, week, _ = datetime.date.today().isocalendar()
+    weekly = report("--period", f"{year}-W{week:02d}", "--format", "json")
+    assert json.loads(weekly)["period"] == f"week {week} of {year}"
+    month = json.loads(report("--period", today[:7], "--format", "json"))
+    assert {t["name"] for t in month["tasks"]} >= {"demo-task"}
+    assert month["start"] == today[:7] + "-01"
+    assert "invalid week" in report("--period", "2026-W60", expect=1)
+    assert "ends" in report("--from", today, "--to", "2000-01-01", expect=1)
+
+
+def test_the_jira_key_reaches_every_format(report, mc_env, mc_cli):
+    mc_cli("create-task", "ticketed", "--jira", "SHOP-7")
+    task_id = json.loads(report("--period", "all", "--format", "json", "--task", "ticketed"))[
+        "tasks"
+    ][0]["id"]
+    record_work(mc_env.data_root / "tasks.db", task_id, _local(0, 0) + 120, [(900, 0)])
+    assert "ticketed [SHOP-7]" in report("--period", "today")
+    assert "ticketed [SHOP-7]" in report("--period", "today", "--format", "html")
+    rows = list(csv.DictReader(io.StringIO(report("--period", "today", "--format", "csv"))))
+    assert [(r["task"], r["jira"], r["hours"]) for r in rows] == [("ticketed", "SHOP-7", "0.25")]
+    data = json.loads(report("--period", "today", "--format", "json"))
+    assert data["tasks"][0]["jira_key"] == "SHOP-7"
+
+
+def test_a_part_under_a_minute_reads_as_time_writes_it(report, mc_env, mc_make_task, mc_cli):
+    """42 s of Claude in a 1m 42s day: the report writes ``<1m`` where ``time`` does,
+    never ``0s`` beside a total in minutes; the JSON keeps the seconds."""
+    short = mc_make_task("short")
+    record_work(mc_env.data_root / "tasks.db", short.id, _local(0, 0) + 60, [(20, 60), (22, 0)])
+    text = report("--period", "week")
+    assert _row(text, "short")[1:4] == ["1m", "<1m", "1m"]
+    assert "short: 1m (Claude <1m, you 1m)" in mc_cli("time", "short", "--period", "week")
+    data = json.loads(report("--period", "week", "--format", "json"))
+    (row,) = [t for t in data["tasks"] if t["name"] == "short"]
+    assert (row["claude"], row["you"]) == (42, 60)

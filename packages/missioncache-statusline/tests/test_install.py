@@ -1,4 +1,4 @@
-"""``missioncache-db statusline install|uninstall`` on a real settings.json, through the
+"""``missioncache statusline install|uninstall`` on a real settings.json, through the
 BUILT plugin's bundled command line, with ``CLAUDE_CONFIG_DIR`` pointing at a temp dir."""
 
 from __future__ import annotations
@@ -173,6 +173,7 @@ def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_rep
     old, new = cache / "1.0.0", cache / "1.1.0"
     shutil.copytree(mc_plugin, old)
     cli("install", plugin=old)
+    enable(settings, True)  # what `claude plugin install` leaves in settings.json
     assert "demo-task" in _show(mc_env, mc_repo, settings)
     shutil.copytree(mc_plugin, new)
     line_py = new / "lib" / "missioncache_statusline" / "line.py"
@@ -191,18 +192,47 @@ def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_rep
     assert _show(mc_env, mc_repo, settings) == ""  # plugin gone: nothing, exit 0
 
 
+def enable(settings, on: bool | None) -> None:
+    """``enabledPlugins`` as Claude Code keeps it: the key set on install, gone after
+    ``claude plugin uninstall`` (None), false after ``claude plugin disable``."""
+    value = json.loads(settings.read_text())
+    plugins = value.setdefault("enabledPlugins", {})
+    if on is None:
+        plugins.pop("missioncache@missioncache", None)
+    else:
+        plugins["missioncache@missioncache"] = on
+    settings.write_text(json.dumps(value))
+
+
+def test_the_line_goes_quiet_once_the_plugin_is_uninstalled(
+    cli, settings, mc_env, mc_task, mc_repo, mc_plugin
+):
+    """`claude plugin uninstall` keeps the cache copy and the status line in settings.json,
+    but no hook records time any more: the line says nothing rather than stale figures."""
+    installed = mc_env.claude_dir / "plugins" / "cache" / "missioncache" / "missioncache" / "1.0.0"
+    shutil.copytree(mc_plugin, installed)
+    cli("install", plugin=installed)
+    enable(settings, True)
+    assert "demo-task" in _show(mc_env, mc_repo, settings)
+    enable(settings, None)
+    assert _show(mc_env, mc_repo, settings) == ""
+    enable(settings, False)
+    assert _show(mc_env, mc_repo, settings) == ""
+    enable(settings, True)
+    assert "demo-task" in _show(mc_env, mc_repo, settings)
+
+
 def test_slash_command_entry_always_exits_0(mc_plugin, mc_env, settings):
     theirs = b'{"statusLine": {"type": "command", "command": "echo MINE"}}'
     settings.write_bytes(theirs)
-    done = mc_env.run([python3(), str(mc_plugin / "cli" / "command.py"), "slash", "statusline", ""])
+    done = mc_env.run([python3(), str(mc_plugin / "slash" / "slash.py"), "statusline", ""])
     assert done.returncode == 0
     assert "already has a status line" in done.stdout and "MISSIONCACHE ERROR" in done.stdout
     assert settings.read_bytes() == theirs
     done = mc_env.run(
         [
             python3(),
-            str(mc_plugin / "cli" / "command.py"),
-            "slash",
+            str(mc_plugin / "slash" / "slash.py"),
             "statusline",
             "install --chain",
         ]

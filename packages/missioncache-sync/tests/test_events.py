@@ -114,7 +114,7 @@ def test_tokens_travel_once_and_a_bad_usage_line_spoils_only_itself(machines, tm
     """A message reaches the other machine once, however often the logs are read; one
     whose session never reached a task stays home; a line with a negative count, a bad
     session id or an unknown task is skipped, the good lines beside it still count."""
-    from missioncache_cost import insert_usage
+    from missioncache_time import insert_usage
 
     use, carry = machines
     with use("A") as a:

@@ -11,12 +11,19 @@ import itertools
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from missioncache_cost import Tokens, insert_usage, load_prices, task_rows, waiting_seconds
+from missioncache_cost import Tokens, day_pricing, load_prices, task_rows
 from missioncache_db import TaskDB, local_midnight_epoch
 from missioncache_time import _daily as daily
 from missioncache_time import _rollup as rollup
-from missioncache_time import process_pending, record_heartbeat, spool_turn_end, time_split
+from missioncache_time import (
+    insert_usage,
+    process_pending,
+    record_heartbeat,
+    spool_turn_end,
+    time_split,
+)
 from missioncache_time._sessions import family_events, period_start, read_config
+from missioncache_time._summary import waiting_seconds
 from missioncache_time._turns import TimeSplit, clipped, merge, split, turn_intervals
 
 BASE = 1_700_000_000
@@ -185,10 +192,10 @@ def test_day_summaries_equal_the_full_computation(
                 with db.conn:
                     insert_usage(db.conn, records)
             process_pending(db, now=moment(batch))
-            rollup.refresh(db.conn, moment(batch))
+            rollup.refresh(db.conn, moment(batch), pricing=day_pricing())
         now = moment(BATCHES - 1) + DAY
         process_pending(db, now=now)
-        assert rollup.refresh(db.conn, now)
+        assert rollup.refresh(db.conn, now, pricing=day_pricing())
         idle, tail = read_config(db.conn)
         sealed_cut = rollup.sealed_at(db.conn, idle, float(tail), now)
         assert sealed_cut is not None
@@ -205,7 +212,7 @@ def test_day_summaries_equal_the_full_computation(
                     time_split(db, task.id, period, now).waiting
                     == full_split(db.conn, family, since, now).waiting
                 )
-                cached = daily.window_tokens(db.conn, task.id, since, load_prices(), now)
+                cached = daily.window_tokens(db.conn, task.id, since, day_pricing(), now)
                 if since is not None and since >= sealed_cut:  # today: from the events
                     assert cached is None
                     continue
@@ -214,14 +221,14 @@ def test_day_summaries_equal_the_full_computation(
                     expected.as_json(),
                     round(expected.known, 9),
                 )
-            cut, sealed = daily.sealed_days(db.conn, task.id, None, now)
+            cut, sealed = daily.sealed_days(db.conn, task.id, None, now, day_pricing())
             days = full_days(db.conn, family, now)
             for item in sealed:
                 start = next(s for s in days if time_label(s) == item.day)
                 assert item.split == days[start] and item.split.waiting == days[start].waiting
             shown = {item.day for item in sealed if item.split.total}
             assert shown == {time_label(s) for s, v in days.items() if v.total and s < cut}
-        rollup.rebuild(db.conn, now)  # rebuilt from the events: the very same rows
+        rollup.rebuild(db.conn, day_pricing(), now)  # rebuilt from the events: the very same rows
         assert (
             db.conn.execute("SELECT * FROM day_rollup ORDER BY task_id, start").fetchall() == kept
         )

@@ -93,6 +93,17 @@ def test_future_timestamps_are_clamped_to_now():
     assert split(starts, {("s1", "p1"): (NOW + 7200, 0)}, IDLE, TAIL, NOW).total == 10
 
 
+def test_a_prompt_stamped_in_the_future_adds_nothing_while_nobody_works():
+    """Issue 35 item 12: another machine's clock runs an hour ahead. Its prompt must not
+    turn the quiet minutes after this machine's last turn into "you" time that grows
+    while nobody works; it counts once its time comes, as any prompt."""
+    starts = [s(NOW - 550, pid="p1"), s(NOW + 3600, sid="s2", pid="q1")]
+    ends = {("s1", "p1"): (NOW - 250, 0), ("s2", "q1"): (NOW + 3900, 0)}
+    figures = [split(starts, ends, IDLE, TAIL, NOW + later) for later in (0, 20, 250)]
+    assert [tuple(f) for f in figures] == [(300, 300, 0)] * 3
+    assert tuple(split(starts, ends, IDLE, TAIL, NOW + 4000)) == (600, 600, 0)
+
+
 def test_a_period_counts_only_its_part_of_a_session_across_midnight():
     midnight = time.mktime((2026, 3, 11, 0, 0, 0, 0, 0, -1))
     starts = [s(midnight - 600, pid="p1")]  # 23:50 to 00:20, one long turn

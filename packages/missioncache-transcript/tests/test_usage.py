@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import calendar
 import json
+import os
 import time
+
+import pytest
 
 from missioncache_transcript.usage import iso_epoch, read_usage, subagent_transcripts
 
@@ -116,3 +119,46 @@ def test_retry_back_offs_are_read_as_waits(tmp_path):
     path.write_text(json.dumps(record) + "\n" + json.dumps(dict(record, retryInMs=-5)) + "\n")
     found = read_usage(path)
     assert found.waits == [(iso_epoch("2026-12-01T23:43:41.963Z"), 1.064)]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are a POSIX thing")
+def test_a_fifo_or_device_reads_as_nothing_without_waiting(tmp_path):
+    """Regression: ``open()`` on a FIFO waits for a writer; the readers must not."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    code = (
+        "import sys; from missioncache_transcript.usage import read_usage;"
+        "from missioncache_transcript.reverse_reader import ReverseLineReader;"
+        "r = read_usage(sys.argv[1], 7); assert r.messages == [] and r.offset == 7;"
+        "assert list(ReverseLineReader(sys.argv[1])) == [];"
+        "assert read_usage('/dev/zero').messages == []"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(fifo)], timeout=10, capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_an_implausible_count_drops_that_messages_usage(tmp_path):
+    """Regression: a record claiming 10^30 tokens was clamped to 2^40 (millions of
+    dollars). Above 10^8 in any field a record is no real message: it is left out and
+    named, the others are read as usual."""
+
+    def record(mid, usage):
+        message = {"id": mid, "model": "claude-sonnet-4-5", "usage": usage}
+        return {"type": "assistant", "requestId": "req_" + mid, "message": message}
+
+    lines = [
+        record("m1", {"input_tokens": 10**30, "output_tokens": 5}),
+        record("m2", {"input_tokens": 1, "output_tokens": 2, "cache_read_input_tokens": 10**8 + 1}),
+        record("m3", {"input_tokens": 100_000_000, "output_tokens": 7}),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    found = read_usage(path)
+    assert [m.key for m in found.messages] == ["m3:req_m3"]
+    assert found.messages[0].input == 100_000_000
+    assert found.dropped == ["m1", "m2"]

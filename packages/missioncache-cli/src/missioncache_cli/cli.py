@@ -1,10 +1,10 @@
-"""``missioncache`` / ``missioncache-db`` / ``python -m missioncache_cli``: the task
+"""``missioncache`` / ``python -m missioncache_cli``: the task
 database from a shell.
 
 A user mistake (unknown task, bad name, duplicate, busy database) prints one line on
-stderr and exits 1, never a traceback. The ``heartbeat-auto`` subcommand is here for
-people trying it by hand; the UserPromptSubmit hook runs ``python -m missioncache_db
-heartbeat-auto`` instead, which never imports this module (or argparse).
+stderr and exits 1, never a traceback. ``heartbeat-auto`` and ``process-heartbeats`` are
+the hooks' internals, left out of ``--help``; the UserPromptSubmit hook runs ``python -m
+missioncache_db heartbeat-auto`` instead, which never imports this module (or argparse).
 """
 
 from __future__ import annotations
@@ -33,7 +33,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from missioncache_state.ids import SessionId
 
-PROG = "missioncache-db"
+PROG = "missioncache"
+DESCRIPTION = (
+    "MissionCache keeps your project's context across Claude Code sessions and counts the"
+    " time and cost of each task. Your tasks, their time, forks, reports, sync, the"
+    " dashboard and the status line, from a terminal."
+)
 PERIOD_LABELS = {
     "all": "all time",
     "today": "today",
@@ -60,6 +65,11 @@ def cmd_process_heartbeats(args: argparse.Namespace) -> int:
 def cmd_create_task(args: argparse.Namespace) -> int:
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
         task = db.create_task(args.name, repo=args.repo, jira_key=args.jira, parent=args.parent)
+        if args.team:
+            from missioncache_team.config import mark_task
+
+            uid = db.conn.execute("SELECT uid FROM tasks WHERE id = ?", (task.id,)).fetchone()
+            mark_task(uid[0], args.team == "private", None)
     print(f"created {task.full_path} (id {task.id}) in {task.directory}")
     return 0
 
@@ -118,7 +128,7 @@ def cmd_time(args: argparse.Namespace) -> int:
     import time
 
     from missioncache_cli.cli_sync import refresh
-    from missioncache_cost import load_prices
+    from missioncache_cost import day_pricing
 
     refresh()  # with sync set up: the other machines' time too (docs/sync.md)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
@@ -129,7 +139,8 @@ def cmd_time(args: argparse.Namespace) -> int:
             pass
         from missioncache_time import refresh_days, window_tokens
 
-        refresh_days(db.conn)  # the day summaries the figures are read from
+        pricing = day_pricing()
+        refresh_days(db.conn, pricing=pricing)  # the day summaries the figures are read from
         split = time_split(db, task.id, args.period)
         forks = [
             (
@@ -140,15 +151,20 @@ def cmd_time(args: argparse.Namespace) -> int:
             for fork in db.forks_of(task.id)
         ]
         since = period_start(args.period)
-        tokens = window_tokens(db.conn, task.id, since, load_prices(), time.time())
+        tokens = window_tokens(db.conn, task.id, since, pricing, time.time())
         if tokens is None:  # no usable day summaries: from every message
             tokens = task_tokens(db.conn, task.id, since)
+        from missioncache_cli.cli_invoice import billable_line
+
+        billable = billable_line(db, task, args.period)
     label = PERIOD_LABELS[args.period]
     waiting = f", waiting {format_duration(split.waiting)}" if split.waiting else ""
     with_forks = " with its forks (overlap counted once)" if forks else ""
     print(f"{task.name}: {format_split(split)}{waiting}{cost_part(tokens)}, {label}{with_forks}")
     for name, fork_split, fork_tokens in forks:
         print(f"  fork {name}: {format_split(fork_split)}{cost_part(fork_tokens)}")
+    if billable:
+        print(billable)
     return 0
 
 
@@ -196,7 +212,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def self_command() -> str:
     """How the user ran us, for the fixes we print: the plugin's ``bin/missioncache``
-    launcher by the path it was run as, else the ``missioncache-db`` console script."""
+    launcher by the path it was run as, else the ``missioncache`` console script."""
     import os
 
     if sys.argv and os.path.basename(sys.argv[0]) == "missioncache":
@@ -258,24 +274,31 @@ def cmd_recreate(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=_prog(), description="MissionCache tasks, heartbeats and time.")
+    parser = _Parser(prog=_prog(), description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     def add(
-        name: str, func: Callable[[argparse.Namespace], int], text: str
+        name: str, func: Callable[[argparse.Namespace], int], text: str, hidden: bool = False
     ) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=text, description=text)
+        # a hidden command has no help entry: the hooks' internals are not for people
+        if hidden:
+            command = sub.add_parser(name, description=text)
+        else:
+            command = sub.add_parser(name, help=text, description=text)
         command.set_defaults(func=func)
         return command
 
-    add("heartbeat-auto", cmd_heartbeat_auto, "record a heartbeat for this cwd (quiet)")
-    add("process-heartbeats", cmd_process_heartbeats, "fold heartbeats into work sessions")
+    add("heartbeat-auto", cmd_heartbeat_auto, "record a heartbeat for this cwd", hidden=True)
+    add("process-heartbeats", cmd_process_heartbeats, "fold heartbeats in", hidden=True)
     create = add("create-task", cmd_create_task, "create a task and its files")
     create.add_argument("name")
     create.add_argument("--repo", help="repository directory the task belongs to")
     create.add_argument("--jira", help="JIRA key")
     create.add_argument("--parent", help="make it a subtask of this task")
+    create.add_argument(
+        "--team", choices=("private", "shared"), help="private: only its figures go to the team"
+    )
     listing = add("list", cmd_list, "list tasks")
     listing.add_argument("--status", choices=STATUSES)
     spent = add("time", cmd_time, "time invested in a task: total (Claude, you)")
@@ -304,13 +327,17 @@ def build_parser() -> argparse.ArgumentParser:
     recreate = add("recreate", cmd_recreate, "recreate a task's missing files from templates")
     recreate.add_argument("name")
     from missioncache_cli import (
+        cli_billing,
         cli_dashboard,
         cli_forks,
+        cli_invoice,
         cli_prices,
         cli_report,
         cli_statusline,
         cli_sync,
+        cli_team,
         cli_uninstall,
+        install_command,
     )
 
     cli_forks.register(add)
@@ -320,6 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
     cli_dashboard.register(add)
     cli_uninstall.register(add)
     cli_sync.register(add)
+    cli_billing.register(add)
+    cli_invoice.register(add)
+    install_command.register(add)
+    cli_team.register(add)
     return parser
 
 

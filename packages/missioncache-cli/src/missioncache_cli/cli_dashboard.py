@@ -27,6 +27,8 @@ import sys
 import time
 from typing import Callable
 
+from missioncache_state.command import missioncache_command
+
 DEFAULT_PORT = 8787
 START_WAIT_SECONDS = 60.0  # uvx may first have to build the package into its cache
 ACTIONS = ("serve", "start", "stop", "install", "uninstall", "tidy")
@@ -67,7 +69,7 @@ def _uvx_argv(port: int, offline: bool, check: bool = False) -> list:
         raise ValueError(
             "the dashboard runs through uv's `uvx`, which is not installed: install uv "
             "(https://docs.astral.sh/uv/getting-started/installation/), then run "
-            "`missioncache dashboard` again"
+            f"`{missioncache_command()} dashboard` again"
         )
     argv = [uvx, *(["--offline"] if offline else []), "--from", dashboard_package()]
     return [*argv, "missioncache-dashboard", *(["--check"] if check else ["--port", str(port)])]
@@ -99,11 +101,11 @@ def serve(port: int) -> int:
 def start(port: int) -> int:
     """Serve in the background (or find the one running) and print its URL."""
     _importable()
-    from missioncache_dashboard.running import answers, log_path, running
+    from missioncache_dashboard.running import answers, log_path, page_url, running
 
     found = running()
     if found is not None:
-        print(f"MissionCache dashboard: http://127.0.0.1:{found['port']}/ (already running)")
+        print(f"MissionCache dashboard: {page_url(found['port'])} (already running)")
         return 0
     os.makedirs(os.path.dirname(log_path()), exist_ok=True)
     library = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -122,8 +124,10 @@ def start(port: int) -> int:
     deadline = time.monotonic() + START_WAIT_SECONDS
     while time.monotonic() < deadline:
         if answers(port, 0.5):
-            print(f"MissionCache dashboard: http://127.0.0.1:{port}/")
-            print("(it runs in the background; `missioncache dashboard stop` stops it;")
+            print(f"MissionCache dashboard: {page_url(port)}")
+            print(
+                f"(it runs in the background; `{missioncache_command()} dashboard stop` stops it;"
+            )
             print(f" its log: {log_path()})")
             return 0
         if child.poll() is not None:

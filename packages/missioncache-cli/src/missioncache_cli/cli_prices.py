@@ -1,4 +1,4 @@
-"""``missioncache-db prices``: the price table costs are computed from (docs/cost.md)."""
+"""``missioncache prices``: the price table costs are computed from (docs/cost.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``missioncache-db statusline install|uninstall``: a thin front for
+"""``missioncache statusline install|uninstall``: a thin front for
 ``missioncache_statusline.install`` (imported only when this command runs, so the rest of
 the command line, and every hook, never loads it)."""
 

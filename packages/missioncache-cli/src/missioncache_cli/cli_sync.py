@@ -63,14 +63,53 @@ def _status() -> int:
         return 0
     print(f"remote: {config['remote']} (this machine: {sync.machine_name()})")
     status = read_json_object(paths.status_path()) or {}
-    if status.get("error"):
-        print(f"last sync: remote not reached ({status['error']})")
+    when = _when(status.get("at"))
+    if status.get("failed"):
+        print(f"last sync{when}: failed on this machine ({status['failed']})")
+    elif status.get("refused"):
+        print(f"last sync{when}: not merged ({status['refused']})")
+    elif status.get("error"):
+        print(f"last sync{when}: remote not reached ({status['error']})")
     elif status:
-        print("last sync: ok")
+        print(f"last sync{when}: ok")
+    else:
+        print("last sync: none yet")
     print(f"commits waiting to be pushed: {sync.pending_commits()}")
+    ahead = _clock_ahead()
+    if ahead:
+        from missioncache_sync import clock_words
+
+        print(
+            f"clock: time is recorded {clock_words(ahead)} ahead of this machine's clock; the"
+            " clock of this machine or of one you sync with is off: turn on automatic time"
+        )
     for path in sync.conflicted_files():
         print(f"conflict markers in {path}")
     return 0
+
+
+def _clock_ahead() -> float:
+    from missioncache_db import TaskDB
+    from missioncache_sync import clock_ahead
+
+    try:
+        with TaskDB(busy_timeout=2.0) as db:
+            return clock_ahead(db.conn)
+    except Exception:  # a busy or damaged tasks.db: the doctor says more
+        return 0.0
+
+
+def _when(at: object) -> str:
+    """`` (2026-12-04 20:59, 3 minutes ago)`` for a sync's epoch; "" when unknown."""
+    import time
+
+    if isinstance(at, bool) or not isinstance(at, (int, float)):
+        return ""
+    from missioncache_time import format_duration
+
+    ago = max(0.0, time.time() - at)
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+    return f" {stamp} ({format_duration(ago)} ago)" if ago >= 60 else f" {stamp} (just now)"
 
 
 def register(add: Callable[..., argparse.ArgumentParser]) -> None:

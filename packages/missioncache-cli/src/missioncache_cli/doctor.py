@@ -26,6 +26,8 @@ from missioncache_db.checks import (
     check_task_folders,
 )
 from missioncache_state import locations
+from missioncache_state.command import missioncache_command
+from missioncache_state.words import plural, verb
 from missioncache_time import process_pending
 
 SPOOL_SUFFIXES = (spool.SPOOL_SUFFIX, spool.CLAIMED_SUFFIX)
@@ -48,7 +50,12 @@ def check_spool(db: TaskDB | None) -> list[Finding]:
     if db is None:
         if waiting:
             findings.append(
-                Finding("ok", "spool", f"{waiting} file(s) of heartbeats wait to be folded in")
+                Finding(
+                    "ok",
+                    "spool",
+                    f"{plural(waiting, 'file')} of heartbeats"
+                    f" {verb(waiting, 'waits', 'wait')} to be folded in",
+                )
             )
         findings += _unattributed(spool_dir)
     elif waiting or spool.unattributed_count(spool_dir):
@@ -80,7 +87,8 @@ def _unattributed(spool_dir: str) -> list[Finding]:
         Finding(
             "ok",
             "spool",
-            f"{count} heartbeat(s) spooled while tasks.db was broken wait for their task (no"
+            f"{plural(count, 'heartbeat')} spooled while tasks.db was broken"
+            f" {verb(count, 'waits', 'wait')} for a task (no"
             f" task covers their directory yet; kept in {spool.unattributed_dir(spool_dir)})",
             "register the task again (create-task NAME --repo DIR, or recreate NAME) and they"
             " are counted at the next session start or doctor; delete that folder if they"
@@ -98,6 +106,28 @@ def _set_aside(path: str) -> Finding:
     else:
         what = f"{name} is not a heartbeat file (set aside in {folder})"
     return Finding("problem", "spool", what, "look at it, then delete it: it is never read again")
+
+
+def check_clock(db: TaskDB | None) -> list[Finding]:
+    """A prompt or turn end recorded ahead of this machine's clock: one machine's clock
+    is off (docs/sync.md, "Faults"); what it recorded counts once that time comes."""
+    from missioncache_sync import clock_ahead, clock_words
+
+    try:
+        ahead = clock_ahead(db.conn) if db is not None else 0.0
+    except sqlite3.Error:
+        return []
+    if not ahead:
+        return []
+    return [
+        Finding(
+            "problem",
+            "clock",
+            f"time is recorded {clock_words(ahead)} ahead of this machine's clock: the clock"
+            " of this machine or of one you sync with is off",
+            "turn on automatic date and time on every machine",
+        )
+    ]
 
 
 def check_bindings(db: TaskDB | None) -> list[Finding]:
@@ -127,21 +157,37 @@ def check_bindings(db: TaskDB | None) -> list[Finding]:
             removed += 1
     if removed:
         return [
-            Finding("fixed", "bindings", f"removed {removed} binding(s) to no task or a closed one")
+            Finding(
+                "fixed",
+                "bindings",
+                f"removed {plural(removed, 'binding')} to no task or a closed one",
+            )
         ]
-    return [Finding("ok", "bindings", f"{len(names)} session binding(s), all point at tasks")]
+    return [
+        Finding("ok", "bindings", f"{plural(len(names), 'session binding')}, all point at tasks")
+    ]
 
 
 def rebuild_database(echo: Callable[[str], None] = print) -> None:
     """``doctor --rebuild``: tasks.db rebuilt from every machine's event log."""
-    from missioncache_sync import rebuild
+    from missioncache_sync import RebuildError, rebuild
 
-    done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    try:
+        done = rebuild(DOCTOR_BUSY_TIMEOUT)
+    except RebuildError as error:
+        echo(f"{'problem':<8} database: not rebuilt: {error}")
+        return
+    except (sqlite3.Error, OSError) as error:
+        echo(f"{'problem':<8} database: not rebuilt ({error}); tasks.db is as it was")
+        return
     kept = f"; the old one is kept as {done.backup}" if done.backup else ""
     echo(
-        f"{'fixed':<8} database: rebuilt from the event logs ({done.tasks} task(s),"
-        f" {done.imported} event(s); {done.exported} exported from the old database first){kept}"
+        f"{'fixed':<8} database: rebuilt from the event logs ({plural(done.tasks, 'task')},"
+        f" {plural(done.imported, 'event')}; {done.exported} exported from the old database"
+        f" first){kept}"
     )
+    for line in done.report:
+        echo(f"{'':<8} {line}")
 
 
 def check_sync() -> list[Finding]:
@@ -167,14 +213,26 @@ def check_sync() -> list[Finding]:
         waiting = sync.pending_commits()
     except Exception:  # git missing or the repository damaged: say so, never crash
         waiting = 0
+    for key, what in (("failed", "failed on this machine"), ("refused", "merged nothing")):
+        if isinstance(status.get(key), str):
+            findings.append(
+                Finding(
+                    "problem",
+                    "sync",
+                    f"the last sync {what} ({status[key]}); commits of this machine waiting"
+                    f" to be pushed: {waiting}",
+                    "do what it says, then run `missioncache sync`",
+                )
+            )
     if status.get("error"):
         findings.append(
             Finding(
                 "problem",
                 "sync",
                 f"the last sync did not reach the remote ({status['error']});"
-                f" {waiting} commit(s) of this machine wait to be pushed",
-                "check the network or the remote, then run `missioncache sync`",
+                f" {plural(waiting, 'commit')} of this machine"
+                f" {verb(waiting, 'waits', 'wait')} to be pushed",
+                f"check the network or the remote, then run `{missioncache_command()} sync`",
             )
         )
     if not status:
@@ -189,6 +247,7 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         findings += check_spool(db)
         findings += check_task_folders(db, launcher)
         findings += check_bindings(db)
+        findings += check_clock(db)
     finally:
         if db is not None:
             db.close()
@@ -199,5 +258,9 @@ def run(launcher: str, echo: Callable[[str], None] = print) -> int:
         if finding.fix:
             echo(f"{'':<8} fix: {finding.fix}")
     problems = sum(f.status == "problem" for f in findings)
-    echo("no problems found" if not problems else f"{problems} problem(s) need your attention")
+    echo(
+        "no problems found"
+        if not problems
+        else f"{plural(problems, 'problem')} {verb(problems, 'needs', 'need')} your attention"
+    )
     return 1 if problems else 0

@@ -28,8 +28,15 @@ STATE_DIRS = (
     "pm-server",
     "pm-down-told",
     "statusline",
+    "dashboard",
+    "shared-seen",
+    "usage",
 )
-STATE_FILES = ("precompact-error.json", "postcompact-error.json")
+STATE_FILES = ("precompact-error.json", "postcompact-error.json", "usage.json")
+# Copies of settings.json an installer kept, named by settings.json's path plus these.
+SETTINGS_BACKUPS = (".missioncache-backup", ".missioncache-dashboard")
+# uv's unpacked builds of the packages it runs for us.
+UV_BUILDS = ("missioncache_pm", "missioncache_dashboard")
 
 
 @dataclass(frozen=True)
@@ -58,24 +65,36 @@ def state_items() -> list[Item]:
     ]
     database = hooks_state_db_path()
     found += [Item(database + tail, "the terminal map") for tail in ("", "-wal", "-shm")]
+    from missioncache_statusline.install import settings_path
+
+    found += [
+        Item(settings_path() + tail, "a copy of settings.json an installer kept")
+        for tail in SETTINGS_BACKUPS
+    ]
     return [item for item in found if _exists(item.path)]
 
 
 def uv_cache_items() -> list[Item]:
-    """uv's unpacked builds of missioncache-pm (one per plugin version or edit)."""
+    """uv's unpacked builds of the pm server and the dashboard (one per plugin version or
+    edit)."""
     cache = uv_cache_dir()
     if cache is None:
         return []
-    pattern = os.path.join(
-        cache, "archive-v*", "*", "lib", "python*", "site-packages", "missioncache_pm-*.dist-info"
-    )
-    folders = sorted(
-        {
-            os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(p))))
-            for p in glob.glob(pattern)
-        }
-    )
-    return [Item(folder, "uv's build of the pm server (missioncache-pm)") for folder in folders]
+    found: list[Item] = []
+    for package in UV_BUILDS:
+        pattern = os.path.join(
+            cache, "archive-v*", "*", "lib", "python*", "site-packages", f"{package}-*.dist-info"
+        )
+        folders = sorted(
+            {
+                os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(p))))
+                for p in glob.glob(pattern)
+            }
+        )
+        what = f"uv's build of {package.replace('_', '-')}"
+        taken = {item.path for item in found}
+        found += [Item(folder, what) for folder in folders if folder not in taken]
+    return found
 
 
 def uv_cache_dir() -> str | None:
@@ -112,7 +131,31 @@ def data_items() -> list[Item]:
                 True,
             )
         )
+    found += [
+        Item(os.path.join(root, name), what, True)
+        for name, what in (
+            ("events", "the event logs tasks.db is rebuilt from"),
+            (".git", "the sync repository (a copy of the task folders and the event logs)"),
+            (".gitignore", "sync's ignore rules"),
+            ("sync", "sync's settings and state"),
+            ("machine-id", "this machine's id in the event logs"),
+        )
+    ]
+    found += [
+        Item(f"{tasks_db_path()}.before-rebuild{tail}", "a tasks.db kept by doctor --rebuild", True)
+        for tail in ("", "-wal", "-shm")
+    ]
     return [item for item in found if _exists(item.path)]
+
+
+def synced_remote() -> str | None:
+    """The git remote this data root syncs with, if any (docs/sync.md)."""
+    from missioncache_state.atomic import read_json_object
+    from missioncache_state.locations import sync_dir
+
+    config = read_json_object(os.path.join(sync_dir(), "config.json")) or {}
+    remote = config.get("remote")
+    return remote if isinstance(remote, str) and remote else None
 
 
 def plan() -> list[Item]:
@@ -154,6 +197,30 @@ def status_line_installed() -> bool:
     return is_ours(settings.get("statusLine"))
 
 
+def _dashboard_hooks(dry_run: bool) -> list[str]:
+    """The dashboard's http hooks out of settings.json first (their backup goes next)."""
+    from missioncache_cli.cli_dashboard import _importable
+
+    try:
+        _importable()
+        from missioncache_dashboard.install import (
+            is_installed,
+            read_settings,
+            uninstall,
+            wired_port,
+        )
+    except (ValueError, ImportError):
+        return []
+    if is_installed() is None and wired_port(read_settings()) is None:
+        return []
+    if dry_run:
+        return ["would remove: the dashboard's http hooks in settings.json"]
+    try:
+        return [f"removed: {uninstall()}"]
+    except Exception as error:
+        return [f"could not take the dashboard's hooks out of settings.json: {error}"]
+
+
 def run(purge: bool, dry_run: bool) -> list[str]:
     """Do it (or say what would be done); the lines to print."""
     from missioncache_state.locations import data_root
@@ -171,6 +238,8 @@ def run(purge: bool, dry_run: bool) -> list[str]:
             from missioncache_statusline.install import uninstall
 
             out.append(f"{verb}: {uninstall()}")
+    out += _dashboard_hooks(dry_run)
+    remote = synced_remote() if purge else None
     if not dry_run:
         problem = fold_spool()
         if problem:
@@ -195,6 +264,13 @@ def run(purge: bool, dry_run: bool) -> list[str]:
             pass
     for item in kept:
         out.append(f"kept: {item.path} ({item.what}; --purge removes it)")
+    if remote:
+        out.append(
+            f"{'would stay' if dry_run else 'still there'}: your task folders and event logs"
+            f" stay on the sync remote {remote}, and your other machines keep syncing with"
+            " it; to remove them there too, delete that repository once no machine syncs"
+            " with it any more"
+        )
     if not out:
         out.append("nothing of MissionCache's is left here")
     out.append("To remove the plugin itself: claude plugin uninstall missioncache@missioncache")

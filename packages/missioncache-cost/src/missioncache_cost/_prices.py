@@ -4,7 +4,7 @@ WHY offline: costs are shown by hooks, the status line and reports, none of whic
 reach the network. The table below is what MissionCache ships (``PRICES_DATE`` says when
 it was checked); a user can correct or extend it without a release by writing
 ``<data root>/prices.json`` (same shape as ``PRICES``: model -> rates), whose entries
-replace the shipped ones model by model. ``missioncache-db prices`` shows the table in
+replace the shipped ones model by model. ``missioncache prices`` shows the table in
 use. Costs are computed when they are shown, so a corrected table re-prices history.
 
 Rates are USD per million tokens: ``input``, ``output``, ``cache_5m`` and ``cache_1h``
@@ -193,7 +193,7 @@ def normalise_model(model: Any) -> str | None:
 
 
 def price_lines(table: PriceTable | None = None) -> list[str]:
-    """The table as ``missioncache-db prices`` prints it: USD per million tokens."""
+    """The table as ``missioncache prices`` prints it: USD per million tokens."""
     table = table or load_prices()
     lines = [
         f"prices checked {table.date}, USD per million tokens",

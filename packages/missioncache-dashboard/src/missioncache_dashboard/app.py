@@ -29,6 +29,7 @@ from missioncache_dashboard import data, hooks
 from missioncache_dashboard.live import Live
 from missioncache_dashboard.security import Guard
 from missioncache_dashboard.transcripts import TranscriptEdits
+from missioncache_state.dashboard_token import ensure_token, install_id
 from missioncache_time import process_pending
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -60,8 +61,8 @@ def _json(value: Any, status: int = 200, background: BackgroundTask | None = Non
 class Dashboard:
     """The app's state: live sessions from the hooks, and cached slow facts."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
+    def __init__(self, port: int, install: str = "") -> None:
+        self.port, self.install = port, install
         self.live = Live()
         self.transcripts = TranscriptEdits()
         self._ingested = 0.0
@@ -166,7 +167,13 @@ class Dashboard:
 
             self._health = (now, findings())
         problems = [f for f in self._health[1] if f["status"] == "problem"]
-        return _json({"dashboard": "missioncache", "problems": problems})
+        found = {"dashboard": "missioncache", "install": self.install, "problems": problems}
+        return _json(found)
+
+    async def alive(self, request: Request) -> Response:
+        """Who answers on this port, in microseconds (the hooks ask it at Stop): this
+        install's dashboard, named by a digest of its secret. No database, no checks."""
+        return _json({"dashboard": "missioncache", "install": self.install})
 
     async def events(self, request: Request) -> Response:
         """Server-sent events: one ``data`` line per change (``{"version", "tasks"}``)."""
@@ -188,26 +195,61 @@ class Dashboard:
     # -- hook endpoints: always {} ---------------------------------------------------
 
     async def hook_edit_count(self, request: Request) -> Response:
-        payload = hooks.parse_json(await request.body())
-        event = hooks.edit_event(payload) if payload is not None else None
-        if event is not None:
-            self.live.record_edit(event.session_id, event.tool_use_id, event.cwd)
+        body = await read_body(request, hooks.MAX_BODY)
+        if body is None:
+            return _too_large()
+        try:
+            payload = hooks.parse_json(body)
+            event = hooks.edit_event(payload) if payload is not None else None
+            if event is not None:
+                self.live.record_edit(event.session_id, event.tool_use_id, event.cwd)
+        except Exception:  # whatever was posted, the hook gets {}
+            pass
         return _json({})
 
     async def hook_heartbeat(self, request: Request) -> Response:
-        payload = hooks.parse_json(await request.body())
-        event = hooks.heartbeat_event(payload) if payload is not None else None
-        if isinstance(event, hooks.Prompt):
-            self.live.record_prompt(event.session_id, event.prompt, event.cwd, event.at)
-            return _json({}, background=BackgroundTask(_quietly, hooks.record_heartbeat, event))
-        if isinstance(event, hooks.TurnEnd):
-            self.live.record_turn_end(event.session_id, event.cwd)
+        body = await read_body(request, hooks.MAX_BODY)
+        if body is None:
+            return _too_large()
+        try:
+            payload = hooks.parse_json(body)
+            event = hooks.heartbeat_event(payload) if payload is not None else None
+            if isinstance(event, hooks.Prompt):
+                self.live.record_prompt(event.session_id, event.prompt, event.cwd, event.at)
+                return _json({}, background=BackgroundTask(_quietly, hooks.record_heartbeat, event))
+            if isinstance(event, hooks.TurnEnd):
+                self.live.record_turn_end(event.session_id, event.cwd)
+        except Exception:  # whatever was posted, the hook gets {}
+            pass
         return _json({})
 
     async def hook_task_created(self, request: Request) -> Response:
-        await request.body()
+        if await read_body(request, hooks.MAX_NOTE) is None:
+            return _too_large()
         self.live.task_created()
         return _json({})
+
+
+async def read_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it is longer than ``limit``: a Content-Length
+    above it is refused before a byte is read, and a body without one (or lying about
+    it) is read only up to the limit, so memory never holds more than ``limit``."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        return None
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large() -> Response:
+    # The connection is closed: the rest of the body is never read.
+    headers = dict(SECURITY_HEADERS, Connection="close")
+    return JSONResponse({"error": "the request body is too large"}, 413, headers=headers)
 
 
 def _quietly(work: Callable[..., None], *args: Any) -> None:
@@ -217,9 +259,11 @@ def _quietly(work: Callable[..., None], *args: Any) -> None:
         pass
 
 
-def create_app(port: int, lifespan: Any = None) -> Any:
-    """The ASGI app for ``port`` (the Host and Origin checks need it), guarded."""
-    board = Dashboard(port)
+def create_app(port: int, lifespan: Any = None, token: str | None = None) -> Any:
+    """The ASGI app for ``port`` (the Host and Origin checks need it), guarded by the
+    install's secret (made on first use)."""
+    token = token if token is not None else ensure_token()
+    board = Dashboard(port, install_id(token))
     routes = [Route(path, board.page) for path in FILES]
     routes += [
         Route("/api/tasks", board.tasks),
@@ -227,6 +271,7 @@ def create_app(port: int, lifespan: Any = None) -> Any:
         Route("/api/days", board.days),
         Route("/api/sessions", board.sessions),
         Route("/api/health", board.health),
+        Route("/api/alive", board.alive),
         Route("/api/events", board.events),
         Route("/api/hooks/edit-count", board.hook_edit_count, methods=["POST"]),
         Route("/api/hooks/heartbeat", board.hook_heartbeat, methods=["POST"]),
@@ -234,4 +279,4 @@ def create_app(port: int, lifespan: Any = None) -> Any:
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.dashboard = board
-    return Guard(app, port)
+    return Guard(app, port, token)

@@ -27,12 +27,29 @@ COMPACTIONS_SHOWN = 20
 
 
 def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
+    from missioncache_time import part_texts
+
     found = time_split(db, task.id, period, now)
-    return {"total": found.total, "claude": found.claude, "you": found.you}
+    claude, you = part_texts(found.total, found.claude, found.you)  # as `time` writes them
+    return {
+        "total": found.total,
+        "claude": found.claude,
+        "you": found.you,
+        "shown": {"claude": claude, "you": you},
+    }
+
+
+def _cost(db: TaskDB, task: Task) -> float | None:
+    """All-time dollars of the task's messages, a parent's with its forks' (a message
+    belongs to one task, docs/forks.md); None when a model has no known price."""
+    from missioncache_cost import task_tokens
+
+    return task_tokens(db.conn, task.id).cost
 
 
 def task_summary(db: TaskDB, task: Task, now: float) -> dict:
-    """One row of the task list: status, progress, time per period, last worked."""
+    """One row of the task list: status, progress, time per period (a parent's the union
+    with its forks'), cost, last worked; ``fork_of`` names the task a fork branched from."""
     from missioncache_report.data import last_activity, progress, shown_name
 
     done, total = progress(task)
@@ -42,25 +59,43 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
         "shown_name": shown_name(task),
         "status": task.status,
         "parent_id": task.parent_id,
+        "fork_of": task.fork_of,
+        "cost": _cost(db, task),
         "jira_key": task.jira_key,
         "done": done,
         "total": total,
         "time": {period: _split(db, task, period, now) for period in PERIODS},
         "last_worked": last_activity(db, task),
+        "billing": _billing(db, task, now),
     }
 
 
+def _billing(db: TaskDB, task: Task, now: float) -> dict | None:
+    """The task's client and its billable hours and amount this calendar month
+    (docs/billing.md); None when it has no client, or billing cannot be read."""
+    try:
+        from missioncache_billing.compute import month_billing
+
+        return month_billing(db, task, now)
+    except (ImportError, OSError, ValueError):
+        return None
+
+
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
-    """Every task, parents before their forks (subtasks), each group newest work first."""
+    """Every task, each parent before its forks and subtasks, each group newest work first."""
     now = time.time() if now is None else now
+    from missioncache_cost import day_pricing
     from missioncache_time import refresh_days
 
-    refresh_days(db.conn, now)  # the day summaries; nothing to do on most live updates
+    refresh_days(
+        db.conn, now, pricing=day_pricing()
+    )  # the day summaries; nothing to do on most live updates
     rows = [task_summary(db, task, now) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
     for row in rows:
-        parent = row["parent_id"] if row["parent_id"] in ids else None
+        above = row["fork_of"] if row["fork_of"] is not None else row["parent_id"]
+        parent = above if above in ids else None
         by_parent.setdefault(parent, []).append(row)
     ordered: list[dict] = []
 
@@ -98,9 +133,11 @@ def day_chart(db: TaskDB, period: str, now: float | None = None) -> dict:
     for row in report.days:
         if row.day in days and row.seconds:
             days[row.day][row.task] = row.seconds
+    drawn = {name for tasks in days.values() for name in tasks}
     return {
         "period": period,
-        "tasks": [t.name for t in report.tasks],
+        # only tasks a bar is drawn for: a fork's time is in its parent's days
+        "tasks": [t.name for t in report.tasks if t.name in drawn],
         "days": [{"day": day, "tasks": tasks} for day, tasks in days.items()],
     }
 
@@ -161,13 +198,27 @@ def _history(task: Task) -> list[dict]:
 
 
 def _work_sessions(db: TaskDB, task: Task) -> list[dict]:
+    """The task's work sessions, newest first. A work session is a span of activity, not a
+    Claude Code session: it may hold several of them (each /exit and restart), so each row
+    names every Claude Code session with a prompt in its span."""
     rows = db.conn.execute(
-        "SELECT session_id, start_time, end_time, duration_seconds, heartbeat_count "
+        "SELECT session_id, start_time, end_time, duration_seconds, heartbeat_count, "
+        "start_epoch, end_epoch "
         "FROM sessions WHERE task_id = ? ORDER BY start_epoch DESC, id DESC LIMIT ?",
         (task.id, WORK_SESSIONS_SHOWN),
     )
     keys = ("session_id", "start", "end", "seconds", "prompts")
-    return [dict(zip(keys, row)) for row in rows]
+    found = []
+    for row in rows.fetchall():
+        item = dict(zip(keys, row[:5]))
+        ids = db.conn.execute(
+            "SELECT session_id FROM heartbeats WHERE task_id = ? AND session_id IS NOT NULL"
+            " AND epoch BETWEEN ? AND ? GROUP BY session_id ORDER BY MIN(epoch)",
+            (task.id, row[5], row[6]),
+        ).fetchall()
+        item["claude_sessions"] = [i[0] for i in ids] or ([row[0]] if row[0] else [])
+        found.append(item)
+    return found
 
 
 def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | None:
@@ -178,9 +229,10 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
     if task is None:
         return None
     now = time.time() if now is None else now
+    from missioncache_cost import day_pricing
     from missioncache_time import refresh_days
 
-    refresh_days(db.conn, now)
+    refresh_days(db.conn, now, pricing=day_pricing())
     context = _read_text(task.context_path)
     detail = task_summary(db, task, now)
     detail.update(
@@ -190,7 +242,11 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
         compactions=_compactions(task),
         history=_history(task),
         sessions=_work_sessions(db, task),
-        forks=[t.name for t in db.list_tasks() if t.parent_id == task.id],
+        forks=[
+            {"id": t.id, "name": t.name, "status": t.status}
+            for t in db.list_tasks()
+            if task.id in (t.fork_of, t.parent_id)
+        ],
     )
     return detail
 

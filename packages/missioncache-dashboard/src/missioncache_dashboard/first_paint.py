@@ -16,6 +16,11 @@ def _duration(seconds: int) -> str:
     return format_duration(seconds)
 
 
+def money(cost: float | None) -> str:
+    """All-time dollars as the page's script writes them (``app.js`` ``money``)."""
+    return "unknown price" if cost is None else f"${cost:,.2f}"
+
+
 def task_rows(tasks: list[dict]) -> str:
     rows = []
     for task in tasks:
@@ -30,8 +35,9 @@ def task_rows(tasks: list[dict]) -> str:
             f'<td class="num">[{int(task["done"])}/{int(task["total"])}]</td>',
             f'<td class="num">{_duration(times["today"]["total"])}</td>',
             f'<td class="num">{_duration(times["week"]["total"])}</td>',
-            f'<td class="num">{_duration(split["total"])} ({_duration(split["claude"])} / '
-            f"{_duration(split['you'])})</td>",
+            f'<td class="num">{_duration(split["total"])} ({escape(split["shown"]["claude"])} / '
+            f"{escape(split['shown']['you'])})</td>",
+            f'<td class="num">{money(task["cost"])}</td>',
             f'<td class="num">{escape(task["last_worked"] or "never")}</td>',
         ]
         rows.append(f'<tr data-task="{escape(task["name"])}">{"".join(cells)}</tr>')

@@ -16,6 +16,7 @@ from missioncache_state.ids import PromptId, SessionId, prompt_id_or_none, sessi
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 MAX_BODY = 5 * 1024 * 1024  # a PostToolUse body carries the file's new text
+MAX_NOTE = 1024 * 1024  # task-created: a task's name, with room to spare
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def parse_json(body: bytes) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(body.decode("utf-8")) if body.strip() else None
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # nested 100,000 deep
         return None
     return value if isinstance(value, dict) else None
 
@@ -60,7 +61,7 @@ def edit_event(payload: dict[str, Any]) -> Edit | None:
     """A PostToolUse of an editing tool, from a session with a valid id."""
     session = session_id_or_none(payload.get("session_id"))
     event = payload.get("hook_event_name", "PostToolUse")
-    if session is None or event != "PostToolUse" or payload.get("tool_name") not in EDIT_TOOLS:
+    if session is None or event != "PostToolUse" or _text(payload, "tool_name") not in EDIT_TOOLS:
         return None
     tool_use_id = _text(payload, "tool_use_id")
     return Edit(session, tool_use_id[:200] if tool_use_id else None, _text(payload, "cwd"))

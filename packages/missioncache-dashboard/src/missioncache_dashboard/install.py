@@ -25,6 +25,7 @@ import os
 
 from missioncache_state import settings_file as sf
 from missioncache_state.atomic import atomic_write_bytes, read_json_object, remove_file
+from missioncache_state.dashboard_token import ENV_VAR, HEADER, ensure_token
 from missioncache_state.locations import dashboard_dir
 from missioncache_statusline.install import InstallError, settings_path
 
@@ -94,24 +95,49 @@ def read_settings() -> dict:
         raise InstallError(str(error)) from error
 
 
-def with_hooks(settings: dict, port: int) -> dict:
-    """``settings`` plus our hooks (one matcher group per event), every other key kept."""
+def http_hook(port: int, endpoint: str) -> dict:
+    """One http hook: it sends the secret as a header, from the environment variable
+    Claude Code interpolates only because ``allowedEnvVars`` names it."""
+    return {
+        "type": "http",
+        "url": hook_url(port, endpoint),
+        "timeout": HOOK_TIMEOUT,
+        "headers": {HEADER: f"${ENV_VAR}"},
+        "allowedEnvVars": [ENV_VAR],
+    }
+
+
+def with_hooks(settings: dict, port: int, token: str) -> dict:
+    """``settings`` plus our hooks (one matcher group per event) and the secret in
+    ``env`` (where Claude Code takes it from), every other key kept."""
     updated = dict(settings)
     hooks = dict(updated.get("hooks") or {})
     for event, matcher, endpoint in WIRING:
         group: dict = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [
-            {"type": "http", "url": hook_url(port, endpoint), "timeout": HOOK_TIMEOUT}
-        ]
+        group["hooks"] = [http_hook(port, endpoint)]
         existing = hooks.get(event)
         hooks[event] = [*(existing if isinstance(existing, list) else []), group]
     updated["hooks"] = hooks
+    env = updated.get("env")
+    updated["env"] = dict(env if isinstance(env, dict) else {}, **{ENV_VAR: token})
+    return updated
+
+
+def _without_secret(settings: dict) -> dict:
+    env = settings.get("env")
+    if not isinstance(env, dict) or ENV_VAR not in env:
+        return settings
+    rest = {k: v for k, v in env.items() if k != ENV_VAR}
+    updated = dict(settings, env=rest)
+    if not rest:
+        del updated["env"]
     return updated
 
 
 def without_hooks(settings: dict) -> dict:
     """``settings`` with our hooks taken out; a group, event or ``hooks`` key left empty by
     that goes too (one of ours only ever held our hooks)."""
+    settings = _without_secret(settings)
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return dict(settings)
@@ -150,15 +176,19 @@ def _save_record(record: dict) -> None:
 
 
 def wire(port: int) -> str:
-    """Put our hooks for ``port`` into settings.json (once); keeps the bytes it replaced."""
+    """Put our hooks for ``port`` into settings.json (once); keeps the bytes it replaced.
+    The file then holds the secret, so it is made readable by its owner only first."""
     path = settings_path()
+    token = ensure_token()
 
     def add(snapshot: sf.Snapshot) -> dict | None:
         wired = wired_port(snapshot.value)
-        if wired == port:
+        if wired == port and (snapshot.value.get("env") or {}).get(ENV_VAR) == token:
             return None
         base = without_hooks(snapshot.value) if wired is not None else snapshot.value
-        return with_hooks(base, port)
+        return with_hooks(base, port, token)
+
+    _owner_only(path)
 
     kept = {k: v for k, v in (is_installed() or {}).items() if k not in _WRITTEN_KEYS}
     try:
@@ -169,11 +199,34 @@ def wire(port: int) -> str:
             details=lambda _snapshot: dict(kept, port=port),
             backup_suffix=BACKUP_SUFFIX,
         )
-    except sf.SettingsError as error:
-        raise InstallError(str(error)) from error
+    except (sf.SettingsError, OSError) as error:
+        _forget_unwritten()
+        why = str(error) if isinstance(error, sf.SettingsError) else error.strerror or error
+        raise InstallError(
+            f"could not wire the dashboard's http hooks into {path}: {why}"
+        ) from error
     if change is None:
         return f"the dashboard's http hooks are already in {path}"
     return f"wired the dashboard's http hooks (port {port}) into {path}"
+
+
+def _owner_only(path: str) -> None:
+    """settings.json is often world-readable (0644); with the secret in it, it must not
+    be. Its other permission bits stay."""
+    import stat
+
+    try:
+        target = os.path.realpath(path)
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+        if mode & 0o077:
+            os.chmod(target, mode & ~0o077)
+    except FileNotFoundError:  # created by the edit, 0600
+        pass
+    except OSError as error:
+        raise InstallError(
+            f"cannot make {path} readable by you only ({error.strerror or error}); the "
+            "dashboard's hooks were not wired, since the file would show its secret"
+        ) from error
 
 
 def unwire() -> str:
@@ -201,6 +254,17 @@ def unwire() -> str:
     return f"took the dashboard's http hooks out of {path} (your other settings kept)"
 
 
+def _forget_unwritten() -> None:
+    """A wiring that failed (a read-only settings.json) is not described by the record:
+    the hooks would otherwise think a dashboard died with its hooks in the file."""
+    try:
+        if wired_port(read_settings()) is not None:
+            return
+    except InstallError:
+        pass
+    _forget_written(read_json_object(record_path()) or {})
+
+
 def _forget_written(record: dict) -> None:
     if not record:
         return
@@ -211,28 +275,33 @@ def _forget_written(record: dict) -> None:
 
 
 def install(port: int = DEFAULT_PORT) -> str:
-    """Choose the http hooks for ``port`` and wire them now."""
+    """Choose the http hooks for ``port``; wire them now only when a dashboard answers there.
+
+    With nothing answering, a wired hook would show `hook failed ... ECONNREFUSED` under
+    every prompt and edit, so settings.json is left as it is and the person is told how to
+    start the dashboard, which wires the chosen hooks while it runs."""
     if not 0 < port < 65536:
         raise InstallError(f"invalid port {port}: use 1 to 65535")
+    from missioncache_dashboard.running import answers
+    from missioncache_state.command import missioncache_command
+
+    read_settings()  # a settings.json we cannot read is said now, not at the next start
     record = is_installed() or {}
     record["port"] = port
     _save_record(record)
-    done = wire(port)
-    told = (
-        f"{done}. They are taken out whenever the dashboard stops and put back when "
-        f"`missioncache dashboard --port {port}` starts (Claude Code notices the change in "
-        "running sessions too), so a stopped dashboard never shows `hook failed` under "
-        "your prompts and edits"
-    )
-    from missioncache_dashboard.running import answers
-
+    start = f"`{missioncache_command()} dashboard start --port {port}`"
     if not answers(port):
-        told += (
-            f". No dashboard answers on port {port} yet: start it now "
-            f"(`missioncache dashboard start --port {port}`), since until it runs Claude "
-            "Code shows `hook failed` under each prompt and edit"
+        return (
+            f"No dashboard answers on port {port}, so {settings_path()} is left as it is"
+            " (a hook with nothing answering shows `hook failed` under every prompt and"
+            f" edit). Start the dashboard with {start}: it puts its http hooks in while it"
+            " runs and takes them out when it stops"
         )
-    return told
+    done = wire(port)
+    return (
+        f"{done}. They are taken out whenever the dashboard stops and put back when it starts"
+        f" again ({start}); Claude Code notices the change in running sessions too"
+    )
 
 
 def uninstall() -> str:

@@ -10,6 +10,12 @@ tags without attributes, except a link's ``href``, which is kept only for ``http
 Covered: ``#`` headings, paragraphs, ``-``/``*``/``+`` and numbered lists (with ``[ ]`` and
 ``[x]`` boxes, one level of indent), fenced code, block quotes, rules, and inline code,
 bold, italics and links. Anything else is shown as text.
+
+WHY every pattern is linear: the page renders the file on every load, and the file can be
+anything. A lazy ``.+?`` between delimiters retried from each opener was quadratic (a
+100 KB line of ``**a `` took over 6 s), so no pattern's middle may run past the next
+delimiter of its kind, and headings are cut by hand. Block quotes nest at most
+``MAX_QUOTE_DEPTH`` deep (400 ``>`` recursed past Python's limit); deeper marks are text.
 """
 
 from __future__ import annotations
@@ -18,14 +24,15 @@ import html
 import re
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_HEADING = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$")
 _BOX = re.compile(r"^\[([ xX])\](?:[ \t]+|$)")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _CODE = re.compile(r"`([^`]+)`")
-_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
-_ITALIC = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_BOLD = re.compile(r"\*\*(?=[^\s*])([^*]+?)(?<=\S)\*\*")
+_ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]+?)(?<=\S)\*(?![\w*])")
+_LINK = re.compile(r"\[([^\[\]]+)\]\(([^()\s\[\]]+)\)")
+MAX_QUOTE_DEPTH = 8
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
 
@@ -65,7 +72,8 @@ def _item(body: str) -> str:
 class _Blocks:
     """Lines to HTML blocks, one pass; open lists and paragraphs are closed in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
         self.out: list[str] = []
         self.paragraph: list[str] = []
         self.lists: list[int] = []  # indent of each open <ul>
@@ -83,7 +91,8 @@ class _Blocks:
 
     def close_quote(self) -> None:
         if self.quote:
-            self.out.append(f"<blockquote>{render(chr(10).join(self.quote))}</blockquote>")
+            inner = render(chr(10).join(self.quote), self.depth + 1)
+            self.out.append(f"<blockquote>{inner}</blockquote>")
             self.quote = []
 
     def close_all(self) -> None:
@@ -101,9 +110,22 @@ class _Blocks:
         self.out.append(_item(body))
 
 
-def render(text: str) -> str:
+def _heading(raw: str) -> tuple[int, str] | None:
+    """(level, text) of an ATX heading line, its closing ``#`` run taken off; by hand,
+    since a pattern for the closing run backtracked quadratically over long blanks."""
+    found = _HEADING.match(raw)
+    if found is None:
+        return None
+    text = raw[found.end() :].strip(" \t")
+    bare = text.rstrip("#")
+    if not bare or bare[-1] in " \t":
+        text = bare.rstrip(" \t")
+    return len(found.group(1)), text
+
+
+def render(text: str, depth: int = 0) -> str:
     """``text`` (Markdown) as HTML in which nothing of the text is markup."""
-    blocks = _Blocks()
+    blocks = _Blocks(depth)
     fence: str | None = None
     code: list[str] = []
     for raw in text.replace("\r\n", "\n").split("\n"):
@@ -120,7 +142,7 @@ def render(text: str) -> str:
             blocks.close_all()
             fence = opened.group(1)
             continue
-        if raw.lstrip().startswith(">"):
+        if raw.lstrip().startswith(">") and depth < MAX_QUOTE_DEPTH:
             blocks.close_paragraph()
             blocks.close_lists()
             blocks.quote.append(raw.lstrip()[1:].removeprefix(" "))
@@ -130,11 +152,11 @@ def render(text: str) -> str:
             blocks.close_paragraph()
             blocks.close_lists()
             continue
-        heading = _HEADING.match(raw)
+        heading = _heading(raw)
         if heading:
             blocks.close_all()
-            level = len(heading.group(1))
-            blocks.out.append(f"<h{level}>{inline(heading.group(2) or '')}</h{level}>")
+            level, title = heading
+            blocks.out.append(f"<h{level}>{inline(title)}</h{level}>")
             continue
         if _RULE.match(raw):
             blocks.close_all()

@@ -40,13 +40,31 @@ def running() -> dict | None:
 
 
 def answers(port: int, timeout: float = 1.0) -> bool:
-    """Whether a MissionCache dashboard answers on 127.0.0.1:``port``."""
+    """Whether this install's MissionCache dashboard answers on 127.0.0.1:``port``: its
+    ``/api/alive`` answer names this install (another program on the port, or another person's
+    dashboard, does not)."""
+    from missioncache_state.dashboard_token import HEADER, install_id, read_token
+
+    token = read_token()
+    if token is None:
+        return False
     from urllib.error import URLError
-    from urllib.request import ProxyHandler, build_opener
+    from urllib.request import ProxyHandler, Request, build_opener
 
     opener = build_opener(ProxyHandler({}))  # loopback: never through a proxy
+    request = Request(f"http://127.0.0.1:{port}/api/alive", headers={HEADER: token})
     try:
-        with opener.open(f"http://127.0.0.1:{port}/api/health", timeout=timeout) as response:
-            return bool(json.loads(response.read(65536)).get("dashboard") == "missioncache")
+        with opener.open(request, timeout=timeout) as response:
+            found = json.loads(response.read(65536))
+            return bool(found.get("dashboard") == "missioncache") and found.get(
+                "install"
+            ) == install_id(token)
     except (OSError, URLError, ValueError, AttributeError):
         return False
+
+
+def page_url(port: int) -> str:
+    """The address to open: it carries the secret once, the page keeps it as a cookie."""
+    from missioncache_state.dashboard_token import ensure_token
+
+    return f"http://127.0.0.1:{port}/?token={ensure_token()}"

@@ -162,7 +162,9 @@ def serve(port: int, wire_hooks: bool = True) -> int:
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2
     )
-    print(f"MissionCache dashboard: http://{HOST}:{port}/ (Ctrl-C stops it)", flush=True)
+    from missioncache_dashboard.running import page_url
+
+    print(f"MissionCache dashboard: {page_url(port)} (Ctrl-C stops it)", flush=True)
     winding_down_server(config, lambda: _hooks_wired(port)).run(sockets=[sock])
     return 0
 

@@ -10,8 +10,6 @@ Public modules besides this one: ``checks`` (doctor's read-only checks) and ``te
 prompt, so nothing is imported until a name is first used (PEP 562).
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
@@ -34,8 +32,12 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_db._model import OPEN_STATUSES as OPEN_STATUSES
     from missioncache_db._model import STATUSES as STATUSES
     from missioncache_db._model import Task as Task
+    from missioncache_db._model import When as When
     from missioncache_db._model import is_contained as is_contained
     from missioncache_db._model import is_valid_name as is_valid_name
+    from missioncache_db._model import local_midnight_epoch as local_midnight_epoch
+    from missioncache_db._model import local_text as local_text
+    from missioncache_db._model import to_epoch as to_epoch
     from missioncache_db._model import validate_name as validate_name
     from missioncache_db._remote import git_remote as git_remote
     from missioncache_db._resolve import find_task_for_cwd as find_task_for_cwd
@@ -47,10 +49,6 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_db._tasks import folder_gone as folder_gone
     from missioncache_db._tasks import folder_ways_out as folder_ways_out
     from missioncache_db._tasks import stamp_worked_on as stamp_worked_on
-    from missioncache_db._timefmt import When as When
-    from missioncache_db._timefmt import local_midnight_epoch as local_midnight_epoch
-    from missioncache_db._timefmt import local_text as local_text
-    from missioncache_db._timefmt import to_epoch as to_epoch
     from missioncache_db._worktree import linked_worktree as linked_worktree
 
 _EXPORTS = {
@@ -85,9 +83,9 @@ _EXPORTS = {
     "folder_gone": "_tasks",
     "folder_ways_out": "_tasks",
     "stamp_worked_on": "_tasks",
-    "local_midnight_epoch": "_timefmt",
-    "local_text": "_timefmt",
-    "to_epoch": "_timefmt",
+    "local_midnight_epoch": "_model",
+    "local_text": "_model",
+    "to_epoch": "_model",
     "linked_worktree": "_worktree",
 }
 

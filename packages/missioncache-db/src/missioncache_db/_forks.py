@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_db._model import OPEN_STATUSES, Task, validate_name
+from missioncache_db._model import OPEN_STATUSES, Task, local_minute, local_text, validate_name
 from missioncache_db._schema import write_transaction
 from missioncache_db._tasks import (
     ensure_repository,
@@ -29,7 +29,6 @@ from missioncache_db._tasks import (
     query_tasks,
     resolve_repo,
 )
-from missioncache_db._timefmt import local_minute, local_text
 from missioncache_state.sqlite import sqlite3
 
 FORK_LINE = "**Fork of:**"

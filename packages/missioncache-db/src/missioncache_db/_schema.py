@@ -299,6 +299,18 @@ def _migrate_v7(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+# Version 8 finds a message's other copies (docs/cost.md: a forked session's transcript
+# repeats its parent's messages, each priced once).
+_V8 = """
+CREATE INDEX IF NOT EXISTS usage_message_key ON usage(message_key);
+"""
+
+
+def _migrate_v8(conn: sqlite3.Connection) -> None:
+    for statement in _split(_V8):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v1,
     _migrate_v2,
@@ -307,6 +319,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v5,
     _migrate_v6,
     _migrate_v7,
+    _migrate_v8,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

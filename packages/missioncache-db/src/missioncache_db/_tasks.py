@@ -13,11 +13,12 @@ from missioncache_db._model import (
     OPEN_STATUSES,
     Task,
     is_contained,
+    local_minute,
+    local_text,
     validate_name,
     validate_status,
 )
 from missioncache_db._schema import write_transaction
-from missioncache_db._timefmt import local_minute, local_text
 from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False

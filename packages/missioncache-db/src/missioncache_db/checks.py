@@ -14,6 +14,7 @@ from missioncache_db._db import TaskDB
 from missioncache_db._health import is_broken, plain_reason
 from missioncache_db._model import Task
 from missioncache_state import locations
+from missioncache_state.words import plural, verb
 
 DOCTOR_BUSY_TIMEOUT = 10.0
 
@@ -58,7 +59,9 @@ def check_database(launcher: str) -> tuple[TaskDB | None, list[Finding]]:
                 _move_aside_fix(path, launcher),
             )
         ]
-    return db, [Finding("ok", "database", f"{path}: {count} task(s), readable and consistent")]
+    return db, [
+        Finding("ok", "database", f"{path}: {plural(count, 'task')}, readable and consistent")
+    ]
 
 
 def _database_problem(path: str, error: sqlite3.Error, launcher: str) -> Finding:
@@ -115,7 +118,14 @@ def check_task_folders(db: TaskDB | None, launcher: str) -> list[Finding]:
     found = [f for f in (folder_problem(task, launcher) for task in open_tasks) if f]
     if found:
         return found
-    return [Finding("ok", "task folder", f"all {len(open_tasks)} open task(s) have their files")]
+    return [
+        Finding(
+            "ok",
+            "task folder",
+            f"{plural(len(open_tasks), 'open task')}"
+            f" {verb(len(open_tasks), 'has its', 'have their')} files",
+        )
+    ]
 
 
 def _missing_paths(command: str) -> list[str]:

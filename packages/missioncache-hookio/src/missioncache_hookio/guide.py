@@ -44,7 +44,7 @@ def slash_helper(plugin_root: str) -> str:
     """The commands' standard-library helper, which can also save without the server."""
     import os
 
-    return os.path.join(plugin_root, "missioncache-pm", "src", "missioncache_pm", "slash.py")
+    return os.path.join(plugin_root, "slash", "slash.py")
 
 
 def helper_command(script: str) -> str:
@@ -54,7 +54,7 @@ def helper_command(script: str) -> str:
     commands run on Windows, may eat backslashes."""
     import os
 
-    plugin = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(script))))
+    plugin = os.path.dirname(os.path.dirname(script))  # <plugin>/slash/slash.py
     launcher = os.path.join(plugin, "hooks", "launch.sh")
     script, launcher = (path.replace(os.sep, "/") for path in (script, launcher))
     return f'sh "{launcher}" "{script}"'

@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO, NamedTuple
 
-    from missioncache_state.ids import SessionId
+    from missioncache_state.ids import PromptId, SessionId
 
 # Claude Code's own stdin payloads are small, but a Write tool_input can be megabytes;
 # reading more than this is never useful to us and would only cost time.
@@ -28,12 +28,15 @@ if TYPE_CHECKING:
         session_id: SessionId | None
         cwd: str
         transcript_path: str | None
+        prompt_id: PromptId | None
 
 else:
 
-    class Identity(namedtuple("Identity", "session_id cwd transcript_path")):
+    class Identity(namedtuple("Identity", "session_id cwd transcript_path prompt_id")):
         """Who is calling: the parsed session id (a ``SessionId``, or None when stdin had
-        none or an invalid one), the project dir (str), the transcript (str or None).
+        none or an invalid one), the project dir (str), the transcript (str or None), the
+        parsed prompt id of the turn (a ``PromptId``, or None; UserPromptSubmit, Stop and
+        StopFailure carry one).
         A light named tuple at run time (``missioncache_state.tuples``): ``typing`` costs
         milliseconds of imports on every prompt (the checker sees the typed form above)."""
 
@@ -106,11 +109,11 @@ def prose_field(payload: dict[str, Any], key: str) -> str | None:
 
 
 def identity(payload: dict[str, Any]) -> Identity:
-    """The hook's identity from stdin: where a hook's session id is parsed, once (the
-    code after it takes the ``SessionId``). An invalid session id is absent; a cwd that is
-    not an absolute existing directory falls back to the process cwd, which Claude Code
-    sets to the same project directory."""
-    from missioncache_state.ids import session_id_or_none
+    """The hook's identity from stdin: where a hook's session and prompt ids are parsed,
+    once (the code after it takes the ``SessionId`` and ``PromptId``, and hands them on
+    typed). An invalid id is absent; a cwd that is not an absolute existing directory
+    falls back to the process cwd, which Claude Code sets to the same project directory."""
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 
     cwd = text_field(payload, "cwd")
     if not cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd):
@@ -118,4 +121,9 @@ def identity(payload: dict[str, Any]) -> Identity:
     transcript = text_field(payload, "transcript_path")
     if transcript and not os.path.isabs(transcript):
         transcript = None
-    return Identity(session_id_or_none(payload.get("session_id")), cwd, transcript or None)
+    return Identity(
+        session_id_or_none(payload.get("session_id")),
+        cwd,
+        transcript or None,
+        prompt_id_or_none(payload.get("prompt_id")),
+    )

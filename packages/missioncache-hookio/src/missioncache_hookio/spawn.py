@@ -36,6 +36,32 @@ def spawn_detached(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> int
     return _subprocess_spawn(list(argv), cwd, dict(env))
 
 
+def start_debounced(module_args: Sequence[str], stamp: str, debounce: float) -> bool:
+    """Start ``python -S -m <module_args>`` detached from the data root, with the bundled
+    libraries on its path, unless ``stamp`` was touched less than ``debounce`` seconds ago
+    (0: always); touches it. The hooks' background children (sync, the team push) share
+    this rule. Returns whether a child was started; raises OSError when it could not be."""
+    import time
+
+    if debounce > 0:
+        try:
+            if time.time() - os.stat(stamp).st_mtime < debounce:
+                return False
+        except OSError:
+            pass
+    with open(stamp, "a"):
+        pass
+    os.utime(stamp, None)
+    from missioncache_state.locations import data_root
+
+    env = dict(os.environ)
+    lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    existing = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = os.pathsep.join([lib] + ([existing] if existing else []))
+    spawn_detached([sys.executable, "-S", "-m", *module_args], data_root(), env)
+    return True
+
+
 def _inheritable_fds() -> list[int]:
     """Descriptors above stderr that a child would inherit (Python's own are all
     close-on-exec; a launching program may have left others open)."""

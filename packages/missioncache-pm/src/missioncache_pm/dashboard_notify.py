@@ -27,10 +27,15 @@ def _port() -> int | None:
 def _post(port: int, body: bytes) -> None:
     from urllib.request import ProxyHandler, Request, build_opener
 
+    from missioncache_state.dashboard_token import HEADER, read_token
+
+    token = read_token()
+    if token is None:  # no dashboard was ever started here
+        return
     request = Request(
         f"http://127.0.0.1:{port}/api/hooks/task-created",
         data=body,
-        headers={"Content-Type": "application/json"},
+        headers={"Content-Type": "application/json", HEADER: token},
         method="POST",
     )
     try:

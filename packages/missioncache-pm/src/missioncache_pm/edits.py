@@ -138,11 +138,13 @@ def _is_list_item(line: str) -> bool:
     return rest[:1] in ("", " ", "\t")
 
 
-def write(path: Any, transform: Callable[[str], str]) -> Written:
+def write(path: Any, transform: Callable[[str], str], saved: bool = True) -> Written:
     """``update_file`` with the tools' lock timeout. A SaveDivertedError comes AFTER our
     text landed (an editor's simultaneous save went to the replaced version and is kept
     in the history), so it is a warning on a done write, not a failure: a failure report
-    would tell the user the update was lost and invite a retry that writes it twice."""
+    would tell the user the update was lost and invite a retry that writes it twice.
+    ``saved``: whether this is a save of the file's task (a fork's shared decision written
+    into its parent is not: the parent's own work may still be unsaved)."""
     from missioncache_context import update_file
     from missioncache_context.update import SaveDivertedError
     from missioncache_pm.errors import diverted
@@ -156,9 +158,11 @@ def write(path: Any, transform: Callable[[str], str]) -> Written:
     try:
         result = update_file(path, keep, timeout=LOCK_TIMEOUT)
     except SaveDivertedError as error:
-        _saved(path)
+        if saved:
+            _saved(path)
         return Written(error.file, True, texts[-1], f"WARNING: {diverted(error)}.")
-    _saved(path)
+    if saved:
+        _saved(path)
     return Written(str(result.path), result.changed, result.after, "")
 
 
@@ -378,6 +382,10 @@ def _write_own(
 
     def transform(text: str) -> str:
         if steps is not None:
+            from missioncache_context.conflicts import conflict_note, section_conflict
+
+            if section_conflict(text, "Next Steps"):  # replacing it would drop a side
+                raise PmError(conflict_note(str(path)))
             text = set_section(text, "Next Steps", steps, before="Recent Changes")
         if entry:
             return record_change(text, entry, when=stamp)
@@ -385,13 +393,14 @@ def _write_own(
 
     result = write(path, transform)
     from missioncache_pm.forkinfo import restamp_after_write
+    from missioncache_state.words import plural
 
     restamp_after_write(session_id, result.path)  # when this file is the session's parent
     done = []
     if entry:
         done.append(f"added a Recent Changes entry ({stamp})")
     if steps is not None:
-        done.append(f"replaced Next Steps ({len([s for s in steps if s.strip()])} lines)")
+        done.append(f"replaced Next Steps ({plural(len([s for s in steps if s.strip()]), 'line')})")
     verb = "Updated" if result.changed else "No change to"
     report = f"{verb} {result.path}: {' and '.join(done)}; Last Updated {stamp}."
     return f"{report}\n{result.note}" if result.note else report
@@ -405,7 +414,9 @@ def _write_shared(path: Any, shared: list[str], stamp: str, session_id: str | No
 
     fork, parent = shared_target(path)
     lines = [f"- Shared decision from fork {fork.key}:", *(f"  {line}" for line in shared)]
-    result = write(parent.context_path, lambda text: record_change(text, lines, when=stamp))
+    result = write(
+        parent.context_path, lambda text: record_change(text, lines, when=stamp), saved=False
+    )
     if session_id:
         stamp_seen(session_id, parent)
     report = (

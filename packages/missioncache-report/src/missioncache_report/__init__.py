@@ -1,4 +1,4 @@
-"""MissionCache time reports (``missioncache-db report``): never on a hook's path.
+"""MissionCache time reports (``missioncache report``): never on a hook's path.
 
 ``collect`` reads tasks.db into a plain ``Report``; ``render`` turns it into text, CSV,
 JSON or one self-contained HTML page (inline CSS and SVG, nothing fetched).

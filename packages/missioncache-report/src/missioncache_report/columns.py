@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from missioncache_cost import format_cost
 from missioncache_report.data import Report
-from missioncache_time import format_duration, shown_parts
+from missioncache_time import format_duration, part_texts
 
 
 def token_count(tokens: dict) -> int:
@@ -31,8 +31,9 @@ def columns(report: Report) -> list:
     return [
         ("task", label),
         ("total", lambda t: format_duration(t.seconds)),
-        ("Claude", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[0])),
-        ("you", lambda t: format_duration(shown_parts(t.seconds, t.claude, t.you)[1])),
+        ("Claude", lambda t: part_texts(t.seconds, t.claude, t.you)[0]),
+        ("you", lambda t: part_texts(t.seconds, t.claude, t.you)[1]),
+        ("hours", lambda t: decimal_hours(t.seconds)),
         ("sessions", lambda t: str(t.sessions)),
         ("compactions", lambda t: "-" if t.compactions is None else str(t.compactions)),
         ("progress", lambda t: f"{t.done}/{t.total_items}" if t.total_items else "-"),
@@ -42,9 +43,17 @@ def columns(report: Report) -> list:
     ]
 
 
+def decimal_hours(seconds: int) -> str:
+    """``1.25``: hours to two decimals, what a timesheet or an invoice line takes."""
+    return f"{seconds / 3600:.2f}"
+
+
 def label(row: object) -> str:
-    """A task's name; a fork's, indented under its parent's row."""
+    """A task's name (with the JIRA key it carries); a fork's, indented under its parent's
+    row."""
     name = str(getattr(row, "name", ""))
+    key = getattr(row, "jira_key", None)
+    name = f"{name} [{key}]" if key else name
     return f"  └ {name}" if getattr(row, "fork_of", None) else name
 
 
@@ -56,8 +65,9 @@ def totals(report: Report) -> dict[str, str]:
     return {
         "task": "total",
         "total": format_duration(report.seconds),
-        "Claude": format_duration(shown_parts(report.seconds, claude, you)[0]),
-        "you": format_duration(shown_parts(report.seconds, claude, you)[1]),
+        "hours": decimal_hours(report.seconds),
+        "Claude": part_texts(report.seconds, claude, you)[0],
+        "you": part_texts(report.seconds, claude, you)[1],
         "sessions": str(sum(t.sessions for t in counted)),
         "tokens": short_tokens(sum(token_count(t.tokens) for t in counted)),
         "cost": format_cost(report_cost(report)).replace("cost unknown", "unknown"),

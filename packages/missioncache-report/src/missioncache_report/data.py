@@ -1,7 +1,7 @@
 """What a report says, read from tasks.db: per task and per day, for one period.
 
 Every figure comes from ``missioncache_time.time_split`` (time from turns: Claude's inside them,
-yours in the gaps; docs/time.md), so a report and ``missioncache-db time`` agree. Days
+yours in the gaps; docs/time.md), so a report and ``missioncache time`` agree. Days
 are local calendar days: a day's figure is the time that fell within it, so the days of a
 period add up to its total. Work sessions (runs of prompts within the idle timeout) count
 on the day they started. Compaction counts come from ``missioncache_db._compactions``.
@@ -46,6 +46,7 @@ class TaskRow:
     total_items: int = 0
     last_activity: str | None = None
     fork_of: str | None = None  # the parent's name: this row's time is inside the parent's
+    jira_key: str | None = None  # the client's reference the task carries (create-task --jira)
     tokens: dict = field(default_factory=dict)  # input, output, cache_write, cache_read
     cost_usd: float | None = None  # None: a model without a known price (docs/cost.md)
     unknown_models: list = field(default_factory=list)
@@ -87,7 +88,7 @@ class Report:
 
 
 def period_start(period: str, now: float) -> float | None:
-    """Epoch where ``period`` starts, exactly as ``missioncache-db time`` counts it (today;
+    """Epoch where ``period`` starts, exactly as ``missioncache time`` counts it (today;
     week = today and the 6 days before; month = today and the 29 days before; all: None)."""
     from missioncache_time import period_start as db_period_start
 
@@ -107,9 +108,12 @@ def collect(
     Tasks with no time in the period are left out unless named."""
     now = time.time() if now is None else now
     since = period_start(period, now)
+    from missioncache_cost import day_pricing
     from missioncache_time import refresh_days
 
-    refresh_days(db.conn, now)  # the day summaries every row below is read from
+    refresh_days(
+        db.conn, now, pricing=day_pricing()
+    )  # the day summaries every row below is read from
     report = Report(
         period=period,
         start=_day(since) if since is not None else None,
@@ -123,6 +127,7 @@ def collect(
     for item in tasks:
         row, days = _task_rows(db, item, since, period, now)
         row.fork_of = keys.get(item.fork_of) if item.fork_of is not None else None
+        row.jira_key = item.jira_key
         if row.seconds or row.sessions or any(row.tokens.values()) or item is task:
             report.tasks.append(row)
             report.days.extend(days)
@@ -216,7 +221,7 @@ def _usage_per_day(db: TaskDB, task_ids: list[int], since: float | None) -> dict
 def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
     """Each day is rounded to whole seconds on its own, the period once, so the days can
     miss the total by a second or two; the difference goes to the day with the most of
-    that figure, and the days add up to what ``missioncache-db time`` says, exactly."""
+    that figure, and the days add up to what ``missioncache time`` says, exactly."""
     if not days:
         return
     for name, whole in (("claude", found.claude), ("you", found.you)):

@@ -7,9 +7,15 @@ from dataclasses import asdict
 
 from missioncache_cost import format_cost
 from missioncache_report.cells import csv_rows, text_cell
-from missioncache_report.columns import columns, short_tokens, token_count, totals
+from missioncache_report.columns import (
+    columns,
+    decimal_hours,
+    short_tokens,
+    token_count,
+    totals,
+)
 from missioncache_report.data import Report
-from missioncache_time import format_duration, shown_parts
+from missioncache_time import format_duration, part_texts
 
 FORMATS = ("text", "csv", "json", "html", "timesheet")
 
@@ -49,17 +55,17 @@ def text(report: Report) -> str:
     total_row = [total.get(name, "") for name, _ in shown]
     lines += _table([name for name, _ in shown], rows, total_row)
     lines += ["", "Per day:"]
-    header = ["day", "task", "time", "Claude", "you", "sessions", "tokens", "cost"]
+    header = ["day", "task", "time", "Claude", "you", "sessions", "tokens", "cost", "hours"]
     day_rows = [
         [
             d.day,
             d.task,
             format_duration(d.seconds),
-            format_duration(shown_parts(d.seconds, d.claude, d.you)[0]),
-            format_duration(shown_parts(d.seconds, d.claude, d.you)[1]),
+            *part_texts(d.seconds, d.claude, d.you),
             str(d.sessions),
             short_tokens(token_count(d.tokens)),
             format_cost(d.cost_usd).replace("cost unknown", "unknown"),
+            decimal_hours(d.seconds),
         ]
         for d in report.days
     ]
@@ -104,6 +110,7 @@ CSV_HEADER = [
     "cache_write_tokens",
     "cache_read_tokens",
     "cost_usd",
+    "jira",
 ]
 
 
@@ -114,6 +121,7 @@ def csv_text(report: Report) -> str:
     through ``cells.csv_cell``: a task name can neither run as a formula nor reorder the
     line."""
     status = {t.name: t.status for t in report.tasks}
+    jira = {t.name: t.jira_key or "" for t in report.tasks}
     rows = (
         [
             d.day,
@@ -127,6 +135,7 @@ def csv_text(report: Report) -> str:
             d.sessions,
             *(d.tokens.get(k, 0) for k in ("input", "output", "cache_write", "cache_read")),
             "" if d.cost_usd is None else f"{d.cost_usd:.4f}",
+            jira.get(d.task, ""),
         ]
         for d in report.days
     )
@@ -150,7 +159,8 @@ def timesheet_text(report: Report, email: str | None = None) -> str:
             continue
         hours, rest = divmod(d.seconds, 3600)
         duration = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
-        description = f"Claude {format_duration(d.claude)}, you {format_duration(d.you)}"
+        claude, you = part_texts(d.seconds, d.claude, d.you)
+        description = f"Claude {claude}, you {you}"
         rows.append([email, d.task, description, d.day, d.first, duration])
     return csv_rows(TIMESHEET_HEADER, rows)
 

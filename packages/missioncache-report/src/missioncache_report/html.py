@@ -142,9 +142,11 @@ def chart(report: Report) -> str:
                 f'<text x="{x + bar / 2:.1f}" y="{y_label}" text-anchor="middle">{text}</text>'
             )
     parts.append("</svg>")
-    legend = "".join(
+    drawn = {name for stack in stacks.values() for name, seconds in stack.items() if seconds}
+    legend = "".join(  # only colours a bar has: a fork's time is drawn in its parent's
         f'<span><i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}</span>'
         for t in report.tasks
+        if t.name in drawn
     )
     return "".join(parts) + f'<div class="legend">{legend}</div>'
 
@@ -164,6 +166,7 @@ def table(report: Report) -> str:
                 cells.append(
                     f"<td>{'└ ' if t.fork_of else ''}"
                     f'<i class="sw" style="background:{colors[t.name]}"></i>{escape(t.name)}'
+                    f"{escape(f' [{t.jira_key}]') if t.jira_key else ''}"
                     f" <small>({escape(t.status)})</small></td>"
                 )
             elif name == "progress" and t.total_items:
@@ -191,12 +194,12 @@ def html(report: Report) -> str:
         (str(len(report.tasks)), "tasks"),
         (str(sum(t.sessions for t in report.counted)), "work sessions"),
     ]
-    from missioncache_time import shown_parts
+    from missioncache_time import part_texts
 
     claude = sum(t.claude for t in report.counted)
-    claude, you = shown_parts(report.seconds, claude, report.seconds - claude)
-    cards.insert(1, (format_duration(claude), "Claude working"))
-    cards.insert(2, (format_duration(you), "you (reading, typing)"))
+    claude_text, you_text = part_texts(report.seconds, claude, report.seconds - claude)
+    cards.insert(1, (claude_text, "Claude working"))
+    cards.insert(2, (you_text, "you (reading, typing)"))
     from missioncache_report.columns import report_cost, short_tokens, token_count
 
     tokens = sum(token_count(t.tokens) for t in report.counted)

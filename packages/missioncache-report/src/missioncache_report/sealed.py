@@ -20,12 +20,12 @@ def sealed_rows(
     """``(live, days, sessions, tokens)``: the moment from which the caller computes from
     the events (``since`` itself when no summary can be used), the ``DayRow`` of every
     sealed day with something in it, their work sessions and their tokens."""
-    from missioncache_cost import Tokens
+    from missioncache_cost import Tokens, day_pricing
     from missioncache_report.data import DayRow
     from missioncache_time import sealed_days
 
     whole = Tokens()
-    found = sealed_days(db.conn, task_id, since, now)
+    found = sealed_days(db.conn, task_id, since, now, day_pricing())
     if found is None:
         return since, [], 0, whole
     cut, sealed = found

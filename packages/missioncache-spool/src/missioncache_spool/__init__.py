@@ -1,7 +1,9 @@
 """MissionCache's spool: the records waiting for tasks.db (heartbeats, turn ends, token records).
 
-A hook that cannot write tasks.db in its time budget (the lock is busy, the database is
-broken) or must not open it at all (Stop) appends its record here, one small JSON line in
+Stop and StopFailure never open tasks.db: they hand the end of the turn
+(``record_turn_end``) and its token counts read from the transcript (``record_usage``) to
+the spool, and this package is all they load of the domain. A heartbeat comes here when
+tasks.db is busy or broken (``missioncache_time``). Each record is one small JSON line in
 a file of its own process; the next writer that holds the lock claims the files by rename
 and ingests them (``missioncache_time``). The file names on disk are kept as they always
 were (``<root>/spool/*.jsonl``), so what an older version spooled is still read.
@@ -9,15 +11,15 @@ were (``<root>/spool/*.jsonl``), so what an older version spooled is still read.
 Standard library only, Python 3.9+; nothing is imported until a name is first used.
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_spool._pending_records import BAD_SUFFIX as BAD_SUFFIX
     from missioncache_spool._pending_records import CLAIMED_SUFFIX as CLAIMED_SUFFIX
+    from missioncache_spool._pending_records import MAX_BACKGROUND as MAX_BACKGROUND
     from missioncache_spool._pending_records import MAX_LINE as MAX_LINE
+    from missioncache_spool._pending_records import OUTCOMES as OUTCOMES
     from missioncache_spool._pending_records import QUARANTINE as QUARANTINE
     from missioncache_spool._pending_records import SPOOL_SUFFIX as SPOOL_SUFFIX
     from missioncache_spool._pending_records import TURN_END as TURN_END
@@ -25,18 +27,28 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_spool._pending_records import append as append
     from missioncache_spool._pending_records import claim as claim
     from missioncache_spool._pending_records import keep_unattributed as keep_unattributed
+    from missioncache_spool._pending_records import new_turn_end as new_turn_end
     from missioncache_spool._pending_records import pending_files as pending_files
     from missioncache_spool._pending_records import quarantine_dir as quarantine_dir
     from missioncache_spool._pending_records import quarantined as quarantined
     from missioncache_spool._pending_records import read_records as read_records
+    from missioncache_spool._pending_records import record_turn_end as record_turn_end
     from missioncache_spool._pending_records import release_unattributed as release_unattributed
     from missioncache_spool._pending_records import remove as remove
     from missioncache_spool._pending_records import spool_folder_for as spool_folder_for
     from missioncache_spool._pending_records import take_unreported as take_unreported
     from missioncache_spool._pending_records import unattributed_count as unattributed_count
     from missioncache_spool._pending_records import unattributed_dir as unattributed_dir
+    from missioncache_spool._usage_record import record_usage as record_usage
+    from missioncache_spool._usage_record import spool_records as spool_records
 
 _EXPORTS = {
+    "MAX_BACKGROUND": "_pending_records",
+    "OUTCOMES": "_pending_records",
+    "new_turn_end": "_pending_records",
+    "record_turn_end": "_pending_records",
+    "record_usage": "_usage_record",
+    "spool_records": "_usage_record",
     "BAD_SUFFIX": "_pending_records",
     "CLAIMED_SUFFIX": "_pending_records",
     "MAX_LINE": "_pending_records",

@@ -26,12 +26,18 @@ can hold (integers beyond 64 bits, non-finite numbers, nesting deeper than
 show), and spool entries that are not regular files (a FIFO would block the reader
 forever, a directory cannot be read). Bad lines go to ``quarantine/<file>.bad``, whole
 non-regular entries to ``quarantine/<name>``; :func:`quarantined` lists them for
-``missioncache-db doctor``.
+``missioncache doctor``.
+
+The turn end is the one record kind written here (``record_turn_end``): Stop and
+StopFailure neither open tasks.db nor work out the task; the next writer joins the end to
+its turn's start, the heartbeat with the same session and prompt id, in whichever order
+the two arrive. No sqlite3 on the Stop hook's path.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from missioncache_state.json_codec import dumps, loads
 from missioncache_state.locations import heartbeat_spool_dir, tasks_db_path
@@ -45,6 +51,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any, Union
+
+    from missioncache_state.ids import PromptId, SessionId
 
     StrPath = Union[str, os.PathLike]
 
@@ -382,3 +390,55 @@ def pending_files(directory: StrPath) -> bool:
             return any(e.name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)) for e in entries)
     except OSError:
         return False
+
+
+# -- the turn end, spooled by Stop and StopFailure -------------------------------------
+OUTCOMES = ("stop", "failure")
+MAX_BACKGROUND = 1000
+
+
+def new_turn_end(
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
+    outcome: str = "stop",
+    background: int = 0,
+    epoch: float | None = None,
+) -> dict | None:
+    """A turn end as it is spooled; None without a prompt id (nothing to join). The ids
+    come parsed; the spool's reader checks them again (``heartbeats.valid_record``)."""
+    if prompt_id is None:
+        return None
+    return {
+        "type": TURN_END,
+        "uid": os.urandom(16).hex(),
+        "session_id": session_id,
+        "prompt_id": prompt_id,
+        "epoch": time.time() if epoch is None else float(epoch),
+        "outcome": outcome if outcome in OUTCOMES else "stop",
+        "background": max(0, min(int(background), MAX_BACKGROUND)),
+    }
+
+
+def record_turn_end(
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
+    outcome: str = "stop",
+    background: int = 0,
+) -> bool:
+    """Spool the end of the turn ``prompt_id`` of ``session_id``; returns whether one was
+    written. Nothing is written where MissionCache is not set up (no tasks.db); a broken
+    tasks.db still gets its turn ends spooled, as the heartbeats are."""
+    from missioncache_state.locations import heartbeat_spool_dir, is_set_up
+
+    if not is_set_up():
+        return False
+    from missioncache_state.ids import prompt_id_or_none, session_id_or_none
+
+    # The package's edge: the hooks pass parsed ids (a type test each); plain strings
+    # from any other caller are parsed here.
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    record = new_turn_end(sid, pid, outcome, background)
+    if record is None:
+        return False
+    append(heartbeat_spool_dir(), record)
+    return True

@@ -6,8 +6,6 @@ that a hook pays only for what it uses; this file imports nothing. It also holds
 library imports this package anyway, so the helper costs no module of its own.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable
@@ -16,8 +14,8 @@ __all__ = ["lazy_exports"]
 
 
 def lazy_exports(
-    package: str, exports: dict[str, str]
-) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+    package: str, exports: "dict[str, str]"
+) -> "tuple[Callable[[str], object], Callable[[], list[str]]]":
     """``(__getattr__, __dir__)`` for the ``__init__`` of ``package`` (PEP 562).
 
     ``exports`` maps each public name to the private module beside ``__init__`` that
@@ -27,6 +25,8 @@ def lazy_exports(
     import of its own on a path where every millisecond is paid on each prompt.
     """
     import sys  # built in: already loaded, no cost
+    # No ``from __future__ import annotations`` in this file: that statement imports the
+    # ``__future__`` module, which a hook that needs nothing else would pay for.
 
     def __getattr__(name: str) -> object:
         module = exports.get(name)
@@ -38,7 +38,7 @@ def lazy_exports(
         setattr(sys.modules[package], name, value)
         return value
 
-    def __dir__() -> list[str]:
+    def __dir__() -> "list[str]":
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
     return __getattr__, __dir__

@@ -238,10 +238,23 @@ def first_telling(session_id: Any, found: Health) -> bool:
 
 
 def what_to_do(found: Health) -> str:
-    """The human's line: what is wrong and the two ways out."""
+    """The human's line: what is wrong, the likely why, and the ways out, one of which
+    works offline (the cause itself is only in Claude Code's MCP log)."""
+    from missioncache_state.command import plugin_command
+
+    command = plugin_command()
+    server = (
+        os.path.join(os.path.dirname(os.path.dirname(command)), "missioncache-pm")
+        if command
+        else "<plugin>/missioncache-pm"
+    )
     return (
         f"MissionCache: its `pm` tool server {found.reason}, so Claude cannot use the"
-        " MissionCache tools. To restart it: type /mcp, pick plugin:missioncache:pm,"
-        " choose Reconnect (or restart Claude Code). Meanwhile /missioncache:save still"
-        " saves, without the server."
+        " MissionCache tools. The usual reason: it runs through uv's `uvx`, which needs the"
+        " `mcp` package from PyPI or uv's cache, so with no network and an empty cache it"
+        " cannot start (Claude Code's MCP log then says `Failed to fetch ... /simple/mcp/`)."
+        " Offline, /missioncache:save still saves, without the server. Once online, run"
+        f' `uvx --from "{server}" missioncache-pm --check` to fill the cache (after that'
+        " it starts offline too), then type /mcp, pick plugin:missioncache:pm, choose"
+        " Reconnect (or restart Claude Code)."
     )

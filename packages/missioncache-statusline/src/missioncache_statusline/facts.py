@@ -83,7 +83,7 @@ def fork_facts(db: TaskDB, task: Task, session_id: str) -> dict:
 
 def _fold_heartbeats(db: TaskDB) -> None:
     """Turn this task's new heartbeats into work sessions so "today" is current (the
-    same fold ``missioncache-db time`` does). Only when there is something to fold, and
+    same fold ``missioncache time`` does). Only when there is something to fold, and
     never waiting long for the lock: a busy database just shows the last figure."""
     try:
         pending = db.conn.execute("SELECT 1 FROM heartbeats WHERE processed = 0 LIMIT 1")

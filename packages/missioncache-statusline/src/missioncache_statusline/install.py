@@ -1,4 +1,4 @@
-"""``missioncache-db statusline install|uninstall``: put our status line into (and take it
+"""``missioncache statusline install|uninstall``: put our status line into (and take it
 out of) Claude Code's user ``settings.json`` (``$CLAUDE_CONFIG_DIR/settings.json``).
 
 WHY it is careful: settings.json is the user's file, holding their permissions, hooks
@@ -133,7 +133,7 @@ class _Plan:
                 shown = command if isinstance(command, str) else json.dumps(current)
                 raise InstallError(
                     f"{path} already has a status line ({shown}); nothing was changed. Run "
-                    "`missioncache-db statusline install --chain` to show MissionCache's line "
+                    "`missioncache statusline install --chain` to show MissionCache's line "
                     "below yours (uninstall puts yours back exactly)"
                 )
             if not isinstance(command, str) or not command.strip():

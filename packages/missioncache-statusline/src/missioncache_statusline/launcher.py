@@ -14,8 +14,8 @@ that command first with the same stdin and shows its output above ours.
 from __future__ import annotations
 
 TEMPLATE = '''\
-# MissionCache status line launcher: written by `missioncache-db statusline install`,
-# removed by `missioncache-db statusline uninstall`. Do not edit: reinstall instead.
+# MissionCache status line launcher: written by `missioncache statusline install`,
+# removed by `missioncache statusline uninstall`. Do not edit: reinstall instead.
 import os
 import sys
 
@@ -46,6 +46,38 @@ def newest_root():
     return best
 
 
+def enabled(raw):
+    """Whether Claude Code still has this plugin enabled: `claude plugin uninstall` keeps
+    the cache copy but takes `<plugin>@<marketplace>` out of `enabledPlugins`, and with
+    it every hook, so a line would show time nobody records any more. A checkout run with
+    --plugin-dir has no such entry and is always shown."""
+    parts = PLUGIN_ROOT.replace("\\\\", "/").split("/")
+    if not (len(parts) > 4 and parts[-5:-3] == ["plugins", "cache"]):
+        return True
+    from missioncache_state.json_codec import loads
+
+    key = parts[-2] + "@" + parts[-3]
+    home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    folders = [home]
+    try:
+        payload = loads(raw.decode("utf-8"))
+        project = (payload.get("workspace") or {{}}).get("project_dir") or payload.get("cwd")
+        if isinstance(project, str) and project:
+            folders.append(os.path.join(project, ".claude"))
+    except Exception:
+        pass
+    for folder in folders:
+        for name in ("settings.json", "settings.local.json"):
+            try:
+                with open(os.path.join(folder, name), "rb") as handle:
+                    plugins = loads(handle.read(1 << 20).decode("utf-8")).get("enabledPlugins")
+            except Exception:
+                continue
+            if isinstance(plugins, dict) and plugins.get(key) is True:
+                return True
+    return False
+
+
 def chained(raw):
     if not CHAINED:
         return b""
@@ -71,6 +103,8 @@ def main():
     if root is None:
         return
     sys.path.insert(0, os.path.join(root, "lib"))
+    if not enabled(raw):
+        return  # uninstalled or disabled: quiet, as docs/statusline.md says
     import io
 
     from missioncache_statusline.line import main as line_main

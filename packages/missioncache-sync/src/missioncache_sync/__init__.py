@@ -11,16 +11,17 @@ public modules: ``sync`` (the exchange through git), ``git``, ``hooks``, ``notic
 ``paths``.
 """
 
-from __future__ import annotations
-
 from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
+    from missioncache_sync._event_log import clock_ahead as clock_ahead
+    from missioncache_sync._event_log import clock_words as clock_words
     from missioncache_sync._event_log import export_events as export_events
     from missioncache_sync._event_log import iter_events as iter_events
     from missioncache_sync._event_log import machine_id as machine_id
     from missioncache_sync._event_merge import import_events as import_events
+    from missioncache_sync._rebuild import RebuildError as RebuildError
     from missioncache_sync._rebuild import Rebuilt as Rebuilt
     from missioncache_sync._rebuild import rebuild as rebuild
 
@@ -30,6 +31,9 @@ _EXPORTS = {
     "iter_events": "_event_log",
     "machine_id": "_event_log",
     "Rebuilt": "_rebuild",
+    "RebuildError": "_rebuild",
+    "clock_ahead": "_event_log",
+    "clock_words": "_event_log",
     "rebuild": "_rebuild",
 }
 

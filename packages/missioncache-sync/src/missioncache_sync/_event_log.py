@@ -49,6 +49,7 @@ EVENTS_DIR = "events"
 MACHINE_ID_FILE = "machine-id"
 SUFFIX = ".jsonl"
 MAX_LINE = 1 << 20
+CLOCK_SLACK = 300.0  # seconds ahead before a machine's clock is called off
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -131,22 +132,39 @@ def _append(path: str, lines: list[str]) -> None:
             os.lseek(fd, size - 1, os.SEEK_SET)
             if os.read(fd, 1) != b"\n":
                 data = b"\n" + data
-        os.write(fd, data)
-        os.fsync(fd)
+        view = memoryview(data)
+        try:
+            while view:  # os.write may write less than asked (a size limit, a full disk)
+                written = os.write(fd, view)
+                if written <= 0:
+                    raise OSError(f"could not append to {path}: nothing was written")
+                view = view[written:]
+            os.fsync(fd)
+        except OSError:
+            try:  # the part written goes: its rows stay unexported and are written again
+                os.ftruncate(fd, size)
+            except OSError:
+                pass  # a torn last line: the next append closes it, and it spoils only itself
+            raise
     finally:
         os.close(fd)
 
 
 # -- export ------------------------------------------------------------------------------
 def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
-    """Write this machine's new facts to its log; returns how many events were written."""
-    from missioncache_cost import assign_tasks
+    """Write this machine's new facts to its log; returns how many events were written.
+    Rows are marked exported only once every byte of their lines is written and synced:
+    an append that fails (OSError, raised) leaves them for the next export. Their ids are
+    given first, in a transaction of their own, so a line written before a failure and
+    written again after it has the same id (import keeps one)."""
+    from missioncache_time import assign_tasks
 
     with write_transaction(conn):
         conn.execute(
             "UPDATE heartbeats SET uid = lower(hex(randomblob(16))) "
             "WHERE uid IS NULL AND synced = 0"
         )
+    with write_transaction(conn):
         assign_tasks(conn)  # a message is exported once it has its task
         lines, marks = _export_rows(conn)
         if lines:
@@ -299,9 +317,10 @@ def log_files(include_own: bool) -> list[tuple[str, str]]:
     return found
 
 
-def read_from(path: str, offset: int) -> tuple[list[dict], int]:
+def read_from(path: str, offset: int, bad: list[int] | None = None) -> tuple[list[dict], int]:
     """The events of complete lines from ``offset`` on, and the offset after them. A log
-    shorter than the offset was replaced: it is read again from the start (idempotent)."""
+    shorter than the offset was replaced: it is read again from the start (idempotent).
+    A line that is not a readable event spoils only itself (counted in ``bad[0]``)."""
     try:
         with open(path, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -318,10 +337,12 @@ def read_from(path: str, offset: int) -> tuple[list[dict], int]:
             continue
         try:
             event = loads(raw.decode("utf-8"))
-        except ValueError:
-            continue  # a torn or foreign line spoils only itself
+        except (ValueError, RecursionError, MemoryError):
+            event = None  # a torn, foreign or absurdly nested line spoils only itself
         if isinstance(event, dict) and _is_epoch(event.get("at")):
             events.append(event)
+        elif bad is not None:
+            bad[0] += 1
     return events, offset + end
 
 
@@ -329,3 +350,29 @@ def iter_events(include_own: bool = True) -> Iterator[dict]:
     """Every event of every log (for tests and the doctor)."""
     for _key, path in log_files(include_own):
         yield from read_from(path, 0)[0]
+
+
+def new_machine_id() -> str:
+    """Replace this machine's id by a new random one (two machines were found sharing
+    it); its log goes to a new folder from now on."""
+    path = os.path.join(data_root(), MACHINE_ID_FILE)
+    new = os.urandom(8).hex()
+    os.replace(_write_temp(path, new), path)
+    return new
+
+
+def clock_words(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"about {minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+
+
+def clock_ahead(conn: sqlite3.Connection, now: float | None = None) -> float:
+    """How far the latest prompt or turn end in tasks.db lies ahead of this machine's
+    clock (0 when none does by more than ``CLOCK_SLACK``): a machine's clock is off."""
+    now = time.time() if now is None else now
+    latest = conn.execute(
+        "SELECT max(m) FROM (SELECT max(epoch) AS m FROM heartbeats "
+        "UNION ALL SELECT max(epoch) FROM turn_ends)"
+    ).fetchone()[0]
+    ahead = float(latest) - now if latest is not None else 0.0
+    return ahead if ahead > CLOCK_SLACK else 0.0

@@ -23,7 +23,7 @@ from missioncache_db import (
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
-from missioncache_sync._event_log import is_uid, log_files, read_from
+from missioncache_sync._event_log import CLOCK_SLACK, clock_words, is_uid, log_files, read_from
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,16 +38,23 @@ class _Import:
         self.keep_ids = keep_ids or {}
         self.closed: list[int] = []
         self.count = 0
+        self.unreadable = 0  # lines skipped: not JSON, absurdly deep, or fields of a wrong type
+        self.kept: dict[str, str] = {}  # task name -> what kept another machine's delete back
+        self.ahead: dict[str, float] = {}  # machine id -> how far ahead its clock runs
         self.ids: dict[str, int] = dict(conn.execute("SELECT uid, id FROM tasks"))
         self.ids.update(conn.execute("SELECT uid, task_id FROM task_uids"))
 
 
 def import_events(
-    conn: sqlite3.Connection, include_own: bool = False, keep_ids: dict | None = None
+    conn: sqlite3.Connection,
+    include_own: bool = False,
+    keep_ids: dict | None = None,
+    report: list[str] | None = None,
 ) -> int:
     """Import the new events of the other machines' logs (``include_own``: this machine's
     too, for a rebuild; ``keep_ids``: task uid -> the id it had, so bindings stay true).
-    Returns how many events changed something."""
+    Returns how many events changed something; what the person should hear (lines that
+    could not be read, a delete kept back) is appended to ``report``, once per import."""
     from missioncache_state.bindings import unbind_task
 
     with write_transaction(conn):
@@ -56,27 +63,89 @@ def import_events(
         tasks: list[dict] = []
         facts: list[dict] = []
         new_offsets = []
+        bad = [0]
+        now = time.time()
         for key, path in log_files(include_own):
-            events, offset = read_from(path, 0 if include_own else offsets.get(key, 0))
+            events, offset = read_from(path, 0 if include_own else offsets.get(key, 0), bad)
+            machine = key.split("/", 1)[0]
             for event in events:
+                ahead = float(event["at"]) - now
+                if ahead > CLOCK_SLACK:
+                    state.ahead[machine] = max(ahead, state.ahead.get(machine, 0.0))
                 (tasks if event.get("type") in ("task", "deleted") else facts).append(event)
             new_offsets.append((key, offset))
-        tasks.sort(key=lambda e: (float(e["at"]), str(e.get("id"))))
+        state.unreadable = bad[0]
+        # Deletes after every task event: a task forked (or changed) here after another
+        # machine deleted it keeps the delete back in a rebuild exactly as in an import.
+        tasks.sort(
+            key=lambda e: (
+                e.get("type") == "deleted",
+                float(e["at"]),
+                e["id"] if isinstance(e.get("id"), str) else "",
+            )
+        )
         facts.sort(key=lambda e: float(e["at"]))
         for event in tasks + facts:
-            importer = IMPORTERS.get(str(event.get("type")))
-            if importer is not None and importer(state, event):
-                state.count += 1
+            _apply(state, event)
         conn.executemany(
             "INSERT OR REPLACE INTO event_files(path, offset) VALUES (?, ?)", new_offsets
         )
     for task_id in state.closed:
         unbind_task(task_id)
+    if report is not None:
+        report.extend(_told(state))
     if state.count:
+        from missioncache_cost import day_pricing
         from missioncache_time import refresh_days
 
-        refresh_days(conn, existing=True)  # the days the imported events touched
+        # the days the imported events touched
+        refresh_days(conn, existing=True, pricing=day_pricing())
     return state.count
+
+
+_TEXT_FIELDS = ("id", "task", "session", "prompt", "name", "path", "parent", "fork_of", "key")
+
+
+def _apply(state: _Import, event: dict) -> None:
+    """One event, all or nothing (a savepoint): a field of the wrong type or shape makes
+    it skipped and counted, never an error that stops the other events."""
+    importer = IMPORTERS.get(event["type"] if isinstance(event.get("type"), str) else "")
+    if importer is None:
+        return
+    if any(not isinstance(event.get(key, ""), (str, type(None))) for key in _TEXT_FIELDS):
+        state.unreadable += 1  # a list or an object where a name or an id belongs
+        return
+    state.conn.execute("SAVEPOINT one_event")
+    try:
+        changed = importer(state, event)
+    except (ValueError, TypeError, KeyError, RecursionError, OverflowError, sqlite3.Error):
+        state.conn.execute("ROLLBACK TO one_event")
+        changed = False
+        state.unreadable += 1
+    state.conn.execute("RELEASE one_event")
+    state.count += bool(changed)
+
+
+def _told(state: _Import) -> list[str]:
+    said = []
+    if state.unreadable:
+        said.append(
+            f"sync: {_lines(state.unreadable)} of the event logs could not be read and"
+            f" {'was' if state.unreadable == 1 else 'were'} skipped; everything else was"
+            " imported"
+        )
+    for machine, ahead in sorted(state.ahead.items()):
+        said.append(
+            f"sync: the clock of the machine writing events/{machine} is {clock_words(ahead)}"
+            " ahead of this one; what it records counts once that time comes here: set its"
+            " clock right (automatic date and time)"
+        )
+    for name, kind in sorted(state.kept.items()):
+        said.append(
+            f"sync: another machine deleted the task {name}, but it has {kind} here, so it is"
+            f" kept; delete its {kind} first, then the task, if you want it gone"
+        )
+    return said
 
 
 def _local_repo(conn: sqlite3.Connection, repo: object) -> int | None:
@@ -189,10 +258,14 @@ def _import_deleted(state: _Import, event: dict) -> bool:
     if local is None:
         return False
     conn = state.conn
-    row = conn.execute("SELECT changed FROM tasks WHERE id = ?", (local,)).fetchone()
+    row = conn.execute("SELECT changed, name FROM tasks WHERE id = ?", (local,)).fetchone()
     has_children = conn.execute("SELECT 1 FROM tasks WHERE parent_id = ?", (local,)).fetchone()
-    if row is None or has_children or (row[0] is not None and row[0] > at):
-        return False  # changed here after the delete (or a parent): kept
+    forks = conn.execute("SELECT 1 FROM tasks WHERE fork_of = ?", (local,)).fetchone()
+    if row is None or (row[0] is not None and row[0] > at):
+        return False  # changed here after the delete: kept
+    if has_children or forks:  # its subtasks or forks point at it: kept, and said
+        state.kept[row[1]] = "forks" if forks else "subtasks"
+        return False
     uids = [u for u, i in state.ids.items() if i == local]
     conn.execute("DELETE FROM tasks WHERE id = ?", (local,))
     conn.executemany("UPDATE task_tombstones SET synced = 1 WHERE uid = ?", [(u,) for u in uids])
@@ -256,7 +329,7 @@ _INSERT_USAGE = (
 
 def _import_usage(state: _Import, event: dict) -> bool:
     """A message's tokens, checked as a spooled one is; stored once (session, message)."""
-    from missioncache_cost import valid_message
+    from missioncache_time import valid_message
 
     task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
     tokens = event.get("tokens")
@@ -270,7 +343,7 @@ def _import_usage(state: _Import, event: dict) -> bool:
 
 
 def _import_wait(state: _Import, event: dict) -> bool:
-    from missioncache_cost import valid_wait
+    from missioncache_time import valid_wait
 
     task, session = state.ids.get(event.get("task")), session_id_or_none(event.get("session"))  # type: ignore[arg-type]
     row = valid_wait(session, [event["at"], event.get("seconds")]) if session else None
@@ -292,3 +365,7 @@ IMPORTERS: dict[str, Callable[[_Import, dict], bool]] = {
     "usage": _import_usage,
     "wait": _import_wait,
 }
+
+
+def _lines(count: int) -> str:
+    return "1 line" if count == 1 else f"{count} lines"

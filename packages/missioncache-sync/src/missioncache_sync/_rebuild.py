@@ -21,11 +21,18 @@ BACKUP_SUFFIX = ".before-rebuild"
 _SIDECARS = ("", "-wal", "-shm")
 
 
+class RebuildError(Exception):
+    """The rebuild stopped before it changed anything (the old database's rows could not
+    be written to the log: the new one would lack them)."""
+
+
 class Rebuilt:
-    """What a rebuild did: tasks and events in the new database, events exported first."""
+    """What a rebuild did: tasks and events in the new database, events exported first,
+    and what the import has to tell (lines skipped, deletes kept back)."""
 
     def __init__(self, tasks: int, imported: int, exported: int, backup: str | None):
         self.tasks, self.imported, self.exported, self.backup = tasks, imported, exported, backup
+        self.report: list[str] = []
 
 
 def _salvage(path: str) -> tuple[int, dict, list]:
@@ -39,10 +46,23 @@ def _salvage(path: str) -> tuple[int, dict, list]:
 
         with TaskDB(path, busy_timeout=10.0) as db:
             process_pending(db)
-            exported = export_events(db.conn)
+            try:
+                exported = export_events(db.conn)
+            except OSError as error:
+                raise RebuildError(
+                    f"the event log could not be written ({error}), so tasks.db was left as it"
+                    " is; free some disk space, then run `missioncache doctor --rebuild` again"
+                ) from error
             ids = dict(db.conn.execute("SELECT uid, id FROM tasks"))
             config = db.conn.execute("SELECT key, value FROM config").fetchall()
             return exported, ids, config
+    except sqlite3.OperationalError as error:
+        if "full" in str(error) or "disk i/o" in str(error).lower():
+            raise RebuildError(  # a full disk, not a damaged file: its rows would be lost
+                f"tasks.db could not be written ({error}), so it was left as it is; free some"
+                " disk space, then run `missioncache doctor --rebuild` again"
+            ) from error
+        return 0, {}, []
     except (sqlite3.Error, OSError):
         return 0, {}, []
 
@@ -62,11 +82,15 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
     try:
         with write_transaction(conn):
             conn.executemany("INSERT OR REPLACE INTO config(key, value) VALUES (?, ?)", config)
-        imported = import_events(conn, include_own=True, keep_ids=ids)
+        report: list[str] = []
+        imported = import_events(conn, include_own=True, keep_ids=ids, report=report)
         process_pending(db)
+        from missioncache_cost import day_pricing
         from missioncache_time import rebuild_days
 
-        rebuild_days(conn)  # the day summaries, exactly from the events just imported
+        rebuild_days(
+            conn, day_pricing()
+        )  # the day summaries, exactly from the events just imported
         tasks = int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
@@ -81,7 +105,9 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
     for suffix in _SIDECARS[1:]:
         _remove(fresh + suffix)
     _drop_wrong_bindings()
-    return Rebuilt(tasks, imported, exported, backup)
+    done = Rebuilt(tasks, imported, exported, backup)
+    done.report = report
+    return done
 
 
 def _remove(path: str) -> None:

@@ -11,7 +11,6 @@ answer costs the hook nothing. Where sync is not set up this is one ``stat``.
 from __future__ import annotations
 
 import os
-import sys
 
 from missioncache_sync import paths
 
@@ -25,34 +24,12 @@ def start_auto(reason: str) -> bool:
     try:
         if reason not in REASONS or not paths.is_set_up():
             return False
-        import time
+        from missioncache_hookio.spawn import start_debounced
 
-        stamp = paths.auto_stamp_path()
-        if reason != "start":
-            try:
-                if time.time() - os.stat(stamp).st_mtime < DEBOUNCE_SECONDS:
-                    return False
-            except OSError:
-                pass
-        with open(stamp, "a"):
-            pass
-        os.utime(stamp, None)
-        from missioncache_hookio.spawn import spawn_detached
-        from missioncache_state.locations import data_root
-
-        argv = [sys.executable, "-S", "-m", "missioncache_sync", "auto", reason]
-        spawn_detached(argv, data_root(), _child_env())
-        return True
+        wait = 0.0 if reason == "start" else DEBOUNCE_SECONDS
+        return start_debounced(["missioncache_sync", "auto", reason], paths.auto_stamp_path(), wait)
     except Exception:  # a hook never fails over sync; the next trigger tries again
         return False
-
-
-def _child_env() -> dict:
-    env = dict(os.environ)
-    lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    existing = env.get("PYTHONPATH")
-    env["PYTHONPATH"] = os.pathsep.join([lib] + ([existing] if existing else []))
-    return env
 
 
 def take_notice() -> str:

@@ -20,27 +20,14 @@ if TYPE_CHECKING:
     from missioncache_sync.sync import Outcome
 
 MAX_NOTICE = 4096
+MAX_TOLD = 50  # lines remembered as told, so a lasting state is told once
 
 
 def take() -> str:
     """The pending notice as one line (then gone), or ""."""
-    path = paths.notice_path()
-    claimed = f"{path}.{os.getpid()}.taken"
-    try:
-        os.rename(path, claimed)  # two sessions starting at once: one of them tells it
-    except OSError:
-        return ""
-    try:
-        with open(claimed, "rb") as handle:
-            raw = handle.read(MAX_NOTICE).decode("utf-8", "replace")
-    except OSError:
-        raw = ""
-    finally:
-        try:
-            os.unlink(claimed)
-        except OSError:
-            pass
-    return "; ".join(line.strip() for line in raw.splitlines() if line.strip())
+    from missioncache_state.notice_file import take_notice
+
+    return take_notice(paths.notice_path(), MAX_NOTICE)
 
 
 def _append(lines: list[str]) -> None:
@@ -64,10 +51,22 @@ def record(outcome: Outcome) -> None:
     told_offline = bool(outcome.offline) and bool(status.get("told_offline"))
     if outcome.offline and not told_offline and not outcome.quiet:
         told_offline = True
-        lines.append(
-            f"sync: the remote was not reached ({outcome.offline[:200]}); your time and notes"
-            " are kept here and go with the next sync"
+        lines.append(  # git's own words stay in `missioncache sync status`
+            "sync: the remote was not reached; your time and notes are kept here and go"
+            " with the next sync (the reason: `missioncache sync status`)"
         )
+    problem = outcome.failed or outcome.refused
+    if problem and status.get("told_problem") != problem:
+        lines.append(
+            f"sync: the last sync failed ({problem[:300]}); your time and notes are kept"
+            " here; `missioncache doctor` says more"
+        )
+    said_before = status.get("told_lines")
+    said_before = (
+        [x for x in said_before if isinstance(x, str)] if isinstance(said_before, list) else []
+    )
+    fresh = [line for line in outcome.told if line not in said_before]
+    lines += fresh
     current = conflicted_files()
     for path in current:
         if path not in told:
@@ -81,8 +80,12 @@ def record(outcome: Outcome) -> None:
         paths.status_path(),
         {
             "at": time.time(),
-            "ok": outcome.offline is None,
+            "ok": outcome.offline is None and problem is None,
             "error": outcome.offline,
+            "failed": outcome.failed,
+            "refused": outcome.refused,
+            "told_problem": problem,
+            "told_lines": (said_before + fresh)[-MAX_TOLD:],
             "told_offline": told_offline,
             "told_conflicts": current,
             "exported": outcome.exported,

@@ -7,8 +7,11 @@ locks, the machine id and this package's own state (``sync/``) stay on the machi
 
 One sync, under a lock (one at a time per data root):
 
+0. clear a lock a killed git left, finish a merge a killed sync left, write our ignore
+   rules, turn links that arrived earlier into plain files (``guard``, ``merge``);
 1. fold the spool into tasks.db and export this machine's new events to its log;
-2. commit whatever changed;
+2. restore task folders that vanished here without a task delete, then commit whatever
+   changed (a link as the content it points to);
 3. fetch; merge the other machines' commits: event logs never conflict (each machine
    writes only its own files), markdown merges three-way, and a real conflict keeps both
    versions in the file between ``<<<<<<<`` / ``=======`` / ``>>>>>>>`` markers, labelled
@@ -17,7 +20,9 @@ One sync, under a lock (one at a time per data root):
 5. import the other machines' events into tasks.db.
 
 Offline or refused, steps 3-4 fail: the commit waits locally and goes with the next sync;
-the human is told once (``notice``). Imports never need the network.
+the human is told once (``notice``). A remote commit that touches anything but ``active/``
+and ``events/``, or brings a link, is not merged (``guard.check_incoming``). A failure of a
+local step is recorded and told the same way. Imports never need the network.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ import socket
 
 from missioncache_state.atomic import read_json_object, write_json_atomic
 from missioncache_state.locations import data_root
-from missioncache_sync import paths
+from missioncache_state.words import plural
+from missioncache_sync import guard, paths
 from missioncache_sync.git import GitError, git, text
+from missioncache_sync.merge import finish_merge, merge
 
 BRANCH = "main"
 REMOTE = "origin"
@@ -80,22 +87,33 @@ class Outcome:
         self.imported = 0
         self.pushed = False
         self.offline: str | None = None  # why the remote could not be reached, or refused
+        self.failed: str | None = None  # a step on this machine failed (git, the disk)
+        self.refused: str | None = None  # the remote holds what this machine never merges
         self.quiet = False  # only out of time at a session's start: not worth telling yet
         self.conflicts: list[str] = []  # files merged with both versions kept, this sync
+        self.told: list[str] = []  # "sync: ..." lines the person hears once
 
     def lines(self) -> list[str]:
-        said = [f"exported {self.exported} event(s), imported {self.imported}"]
-        if self.offline:
+        said = [f"exported {plural(self.exported, 'event')}, imported {self.imported}"]
+        if self.failed:
+            said.append(
+                f"sync failed on this machine ({self.failed}); nothing is lost: the next"
+                " sync tries again, and `missioncache doctor` shows what is wrong"
+            )
+        if self.refused:
+            said.append(f"not merged: {self.refused}")
+        elif self.offline:
             said.append(
                 f"remote not reached ({self.offline}); this machine's events are kept here"
                 " and go with the next sync"
             )
         elif self.pushed:
             said.append("pushed to the remote")
-        for path in self.conflicts:
+        said += self.told
+        for path in self.conflicts:  # by its full path: the data root is not the person's
             said.append(
-                f"conflict in {path}: both versions are kept in the file between <<<<<<< and"
-                " >>>>>>> markers; edit it to keep what you want"
+                f"conflict in {os.path.join(data_root(), path)}: both versions are kept in the"
+                " file between <<<<<<< and >>>>>>> markers; edit it to keep what you want"
             )
         return said
 
@@ -103,7 +121,11 @@ class Outcome:
 def read_config() -> dict:
     config = read_json_object(paths.config_path())
     if not config or not isinstance(config.get("remote"), str):
-        raise SyncError("sync is not set up here: run `missioncache sync setup GIT_URL`")
+        from missioncache_state.command import missioncache_command
+
+        raise SyncError(
+            f"sync is not set up here: run `{missioncache_command()} sync setup GIT_URL`"
+        )
     return config
 
 
@@ -142,13 +164,21 @@ def setup(url: str, name: str | None = None) -> Outcome:
         ("merge.renames", "false"),
     ):
         git("config", key, value)
-    _write_gitignore(root)
+    _configure(root)
     if git("remote", "get-url", REMOTE, check=False).returncode == 0:
         git("remote", "set-url", REMOTE, url)
     else:
         git("remote", "add", REMOTE, url)
     write_json_atomic(paths.config_path(), {"remote": url, "name": label})
     return sync(NETWORK_TIMEOUT)
+
+
+def _configure(root: str) -> None:
+    """What every sync makes true again: links are never checked out as links, and the
+    ignore rules are ours (``.git/info/exclude``), whatever a remote commit says."""
+    git("config", "core.symlinks", "false")
+    guard.write_exclude(GITIGNORE)
+    _write_gitignore(root)
 
 
 def _write_gitignore(root: str) -> None:
@@ -175,18 +205,49 @@ def sync(
     read_config()
     with FileLock(paths.lock_target(), timeout=lock_timeout):
         outcome = Outcome()
-        outcome.exported = _export()
-        _commit("events and task files")
         try:
-            _exchange(outcome, network_timeout)
-        except GitError as error:
-            outcome.offline = str(error)
-            outcome.quiet = quiet and error.timed_out
-        outcome.imported = _import()
+            _local_steps(outcome)
+        except Exception as error:  # git, the disk, tasks.db: recorded and told, never raised
+            outcome.failed = str(error) or type(error).__name__
+        else:
+            try:
+                _exchange(outcome, network_timeout)
+            except guard.Refused as error:
+                outcome.refused = str(error)
+            except GitError as error:
+                outcome.offline = str(error)
+                outcome.quiet = quiet and error.timed_out
+        try:
+            outcome.imported = _import(outcome.told)
+        except Exception as error:  # a busy or damaged tasks.db: said, never a traceback
+            outcome.failed = outcome.failed or f"the import into tasks.db failed: {error}"
         from missioncache_sync.notice import record
 
         record(outcome)
         return outcome
+
+
+def _local_steps(outcome: Outcome) -> None:
+    """Everything before the network: a stale lock, an unfinished merge, our rules, the
+    export, the folders that vanished, the commit."""
+    if guard.clear_stale_lock():
+        outcome.told.append("sync: a git killed mid-sync had left a lock behind; it was cleared")
+    _configure(data_root())
+    for path in guard.unlink_arrived_links():
+        outcome.told.append(
+            f"sync: {path} had arrived from the remote as a link; it is a plain file now and"
+            " is never followed"
+        )
+    if os.path.exists(os.path.join(data_root(), ".git", "MERGE_HEAD")):
+        outcome.conflicts += finish_merge("MERGE_HEAD", outcome.told, machine_name())
+    outcome.exported = _export()
+    if _has_head():
+        for folder in guard.restore_vanished(_deleted_task_folders):
+            outcome.told.append(
+                f"sync: {folder} was removed on this machine without a task delete; it is"
+                " restored from the last sync and was not removed on your other machines"
+            )
+    _commit("events and task files", outcome)
 
 
 def refresh(network_timeout: float = 1.5) -> None:
@@ -224,13 +285,34 @@ def _export() -> int:
         return export_events(db.conn)
 
 
-def _import() -> int:
+def _deleted_task_folders() -> set[str]:
+    """The folders of tasks deleted here or on another machine (a tombstone) that no
+    task has now: removing one of those is a deletion the other machines may receive."""
+    from missioncache_db import TaskDB
+    from missioncache_sync._event_log import iter_events
+
+    with TaskDB(busy_timeout=10.0) as db:
+        stones = {row[0] for row in db.conn.execute("SELECT uid FROM task_tombstones")}
+        live = {row[0] for row in db.conn.execute("SELECT full_path FROM tasks")}
+    if not stones:
+        return set()
+    return {
+        event["path"]
+        for event in iter_events()
+        if event.get("type") == "task"
+        and event.get("task") in stones
+        and isinstance(event.get("path"), str)
+        and event["path"] not in live
+    }
+
+
+def _import(told: list[str] | None = None) -> int:
     from missioncache_db import TaskDB
     from missioncache_sync._event_merge import import_events
     from missioncache_time import process_pending
 
     with TaskDB(busy_timeout=10.0) as db:
-        count = import_events(db.conn)
+        count = import_events(db.conn, report=told)
         try:
             process_pending(db)
         except Exception:
@@ -238,8 +320,14 @@ def _import() -> int:
         return count
 
 
-def _commit(what: str) -> bool:
+def _commit(what: str, outcome: Outcome | None = None) -> bool:
     git("add", "-A")
+    for path in guard.stage_links_as_files():
+        if outcome is not None:
+            outcome.told.append(
+                f"sync: {path} is a link; the content of the file it points to is sent,"
+                " never the link"
+            )
     if git("diff", "--cached", "--quiet", check=False).returncode == 0:
         return False
     git("commit", "-q", "--no-verify", "-m", f"MissionCache sync from {machine_name()}: {what}")
@@ -262,7 +350,7 @@ def _exchange(outcome: Outcome, timeout: float) -> None:
         git("fetch", "-q", REMOTE, timeout=timeout)
         ref = _remote_ref()
         if ref is not None:
-            outcome.conflicts += _merge(ref)
+            outcome.conflicts += merge(ref, outcome.told, machine_name(), GITIGNORE)
         if not _has_head():
             return  # nothing here and nothing there
         if ref is not None and text("rev-parse", "HEAD") == text("rev-parse", ref):
@@ -279,95 +367,16 @@ def _exchange(outcome: Outcome, timeout: float) -> None:
     raise GitError("the remote kept changing while pushing; the next sync tries again")
 
 
-def _merge(ref: str) -> list[str]:
-    """Merge ``ref`` into this machine's branch; returns the files merged with markers."""
-    if not _has_head():
-        git("reset", "-q", "--hard", ref)  # a first sync with nothing local: take theirs
-        return []
-    result = git(
-        "merge", "-q", "--no-edit", "--no-verify", "--allow-unrelated-histories",
-        "-m", f"MissionCache sync on {machine_name()}: merge", ref, check=False,
-    )  # fmt: skip
-    if result.returncode == 0:
-        return []
-    conflicted = _unmerged()
-    if not conflicted:
-        git("merge", "--abort", check=False)
-        raise GitError(_said(result) or "git merge failed")
-    other = _author(ref)
-    for path, stages in conflicted.items():
-        _keep_both(path, stages, machine_name(), other)
-    git("commit", "-q", "--no-verify", "--no-edit")
-    return sorted(conflicted)
-
-
-def _said(result: object) -> str:
-    raw = getattr(result, "stderr", b"") or getattr(result, "stdout", b"") or b""
-    return " ".join(raw.decode("utf-8", "replace").split())[:300]
-
-
-def _author(ref: str) -> str:
-    name = text("log", "-1", "--format=%an", ref)
-    return (
-        name[len("MissionCache on ") :]
-        if name.startswith("MissionCache on ")
-        else "the other machine"
-    )
-
-
-def _unmerged() -> dict[str, dict[int, str]]:
-    """Conflicted paths and their index stages (1 base, 2 ours, 3 theirs) -> blob ids."""
-    raw = git("ls-files", "-u", "-z").stdout.decode("utf-8", "surrogateescape")
-    found: dict[str, dict[int, str]] = {}
-    for entry in raw.split("\0"):
-        if not entry:
-            continue
-        info, _, path = entry.partition("\t")
-        parts = info.split()
-        found.setdefault(path, {})[int(parts[2])] = parts[1]
-    return found
-
-
-def _blob(sha: str | None) -> bytes:
-    return git("cat-file", "blob", sha).stdout if sha else b""
-
-
-def _keep_both(path: str, stages: dict[int, str], mine: str, theirs: str) -> None:
-    """Write ``path`` with both sides kept: git's three-way result with markers naming the
-    machines, or the surviving side of a file one machine deleted and the other changed."""
-    import tempfile
-
-    full = os.path.join(data_root(), path)
-    if 2 not in stages or 3 not in stages:
-        data = _blob(stages.get(2) or stages.get(3))
-    else:
-        with tempfile.TemporaryDirectory() as scratch:
-            files = []
-            for stage in (2, 1, 3):
-                name = os.path.join(scratch, str(stage))
-                with open(name, "wb") as handle:
-                    handle.write(_blob(stages.get(stage)))
-                files.append(name)
-            data = git(
-                "merge-file", "-p", "-L", f"version from {mine}", "-L", "common ancestor",
-                "-L", f"version from {theirs}", *files, check=False,
-            ).stdout  # fmt: skip
-    os.makedirs(os.path.dirname(full), exist_ok=True)
-    with open(full, "wb") as handle:
-        handle.write(data)
-    git("add", "--", path)
-
-
 def conflicted_files() -> list[str]:
-    """Task markdown files (relative to the data root) that still hold sync's conflict
-    markers: the doctor lists them until the person has chosen."""
+    """Task markdown files (full paths) that still hold sync's conflict markers: the
+    doctor lists them until the person has chosen."""
     found = []
     root = data_root()
     for folder, dirs, files in os.walk(os.path.join(root, "active")):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if name.endswith(".md") and _has_markers(os.path.join(folder, name)):
-                found.append(os.path.relpath(os.path.join(folder, name), root))
+                found.append(os.path.join(folder, name))
     return sorted(found)
 
 
@@ -377,8 +386,9 @@ def _has_markers(path: str) -> bool:
             lines = handle.read(8 << 20).splitlines()
     except OSError:
         return False
-    starts = [line for line in lines if line.startswith(MARK + "version from ")]
-    return bool(starts) and any(line.startswith(">>>>>>> version from ") for line in lines)
+    starts = any(line.startswith(MARK) for line in lines)  # ours, or git's raw ones
+    middle = any(line.rstrip() == "=======" for line in lines)
+    return starts and middle and any(line.startswith(">>>>>>> ") for line in lines)
 
 
 def pending_commits() -> int:

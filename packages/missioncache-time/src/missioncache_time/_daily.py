@@ -18,7 +18,7 @@ from missioncache_time._turns import TimeSplit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from missioncache_cost import Tokens
+    from typing import Any
 
 
 def _cut(conn: sqlite3.Connection, since: float | None, now: float) -> float | None:
@@ -41,8 +41,8 @@ def window_split(
     now: float,
 ) -> TimeSplit | None:
     """``sessions.time_split`` of ``[since, now]`` (``since`` a local midnight, or None)."""
-    from missioncache_cost import waiting_seconds
     from missioncache_time._sessions import family_events
+    from missioncache_time._summary import waiting_seconds
 
     sealed = _cut(conn, since, now)
     if sealed is None:
@@ -76,16 +76,16 @@ def window_split(
 
 
 def window_tokens(
-    conn: sqlite3.Connection, task_id: int, since: float | None, prices: object, now: float
-) -> Tokens | None:
-    """``usage.task_tokens`` of ``[since, now]``: the family's tokens and cost."""
-    from missioncache_cost import Tokens, task_rows
+    conn: sqlite3.Connection, task_id: int, since: float | None, pricing: Any, now: float
+) -> Any:
+    """``task_tokens`` of ``[since, now]``: the family's tokens and cost (a ``Tokens``),
+    priced by ``pricing`` (``missioncache_cost.day_pricing()``)."""
     from missioncache_db import family_ids
 
     sealed = _cut(conn, since, now)
-    if sealed is None or not rollup.prices_match(conn, prices):
+    if sealed is None or not rollup.prices_match(conn, pricing):
         return None
-    tokens = Tokens()
+    tokens = pricing.tokens()
     if since is None:
         rows = conn.execute(
             f"SELECT {_TOKEN_COLUMNS} FROM task_rollup WHERE task_id = ?", (task_id,)
@@ -97,25 +97,13 @@ def window_tokens(
             (task_id, since, sealed),
         ).fetchall()
     for row in rows:
-        tokens.merge(tokens_of(row))
+        tokens.merge(pricing.from_columns(row))
     for member in family_ids(conn, task_id):
-        for row in task_rows(conn, member, sealed):
-            tokens.add(row[0], row[1], tuple(row[2:7]), prices)  # type: ignore[arg-type]
+        pricing.add_rows(conn, member, sealed, None, lambda _epoch: tokens)
     return tokens
 
 
 _TOKEN_COLUMNS = "input, output, cache_5m, cache_1h, cache_read, known, unknown"
-
-
-def tokens_of(row: tuple) -> Tokens:
-    """A ``Tokens`` from the token columns of a summary row (``_TOKEN_COLUMNS``)."""
-    from missioncache_cost import Tokens
-
-    tokens = Tokens()
-    tokens.input, tokens.output, tokens.cache_5m, tokens.cache_1h, tokens.cache_read = row[:5]
-    tokens.known = row[5]
-    tokens.unknown = set(row[6].split("\n")) if row[6] else set()
-    return tokens
 
 
 class SealedDay:
@@ -123,7 +111,7 @@ class SealedDay:
 
     __slots__ = ("day", "first", "has_usage", "sessions", "split", "tokens")
 
-    def __init__(self, row: tuple):
+    def __init__(self, row: tuple, pricing: Any):
         day, claude, you, waiting, sessions, first, messages = row[:7]
         total = round(claude + you)
         claude_whole = min(total, round(claude))
@@ -132,11 +120,11 @@ class SealedDay:
         self.sessions: int = sessions
         self.first: float | None = first
         self.has_usage = bool(messages)
-        self.tokens = tokens_of(row[7:])
+        self.tokens = pricing.from_columns(row[7:])
 
 
 def sealed_days(
-    conn: sqlite3.Connection, task_id: int, since: float | None, now: float
+    conn: sqlite3.Connection, task_id: int, since: float | None, now: float, pricing: Any
 ) -> tuple[float, list[SealedDay]] | None:
     """The task's sealed days from ``since`` on and the moment after which the caller
     computes from the events, or None when the summaries cannot be used."""
@@ -149,4 +137,4 @@ def sealed_days(
         " ORDER BY start",
         (task_id, -1e300 if since is None else since, sealed),
     ).fetchall()
-    return sealed, [SealedDay(row) for row in rows]
+    return sealed, [SealedDay(row, pricing) for row in rows]

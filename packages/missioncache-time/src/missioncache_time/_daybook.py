@@ -16,6 +16,10 @@ from missioncache_state.sqlite import sqlite3
 from missioncache_time import _turns as turns
 from missioncache_time._summary import FAILURE_BACKGROUND, KIND_CODE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 _DAY_COLUMNS = (
     "claude, you, waiting, sessions, messages, input, output, cache_5m, cache_1h,"
     " cache_read, known, unknown"
@@ -163,7 +167,7 @@ def compute(
     idle: float,
     tail: float,
     now: float,
-    prices: object,
+    pricing: Any,
 ) -> None:
     """Replace the task's day rows in ``[lo, hi)`` (``lo`` None: from its first event)."""
     from missioncache_db import family_ids
@@ -193,7 +197,7 @@ def compute(
         (*family, lo - span, hi),
     ).fetchall()
     rows = zip(bounds, _clip(claude, bounds), _clip(you, bounds), _waits(waits, bounds))
-    extra = _day_facts(conn, task_id, family, lo, hi, prices)
+    extra = _day_facts(conn, task_id, family, lo, hi, pricing)
     out = []
     for (start, _end), claude_s, you_s, wait_s in rows:
         sessions, first, tokens = extra.get(label(start), (0, None, None))
@@ -227,18 +231,17 @@ def _first_day(conn: sqlite3.Connection, family: list[int]) -> float | None:
 
 
 def _day_facts(
-    conn: sqlite3.Connection, task_id: int, family: list[int], lo: float, hi: float, prices: object
+    conn: sqlite3.Connection, task_id: int, family: list[int], lo: float, hi: float, pricing: Any
 ) -> dict:
     """Per local day: the family's work sessions started, the task's first prompt, and
     the family's tokens (added member by member, each oldest first, as the report does)."""
-    from missioncache_cost import Tokens, task_rows
 
     def day(epoch: float) -> str:
         return time.strftime("%Y-%m-%d", time.localtime(epoch))
 
     sessions: dict[str, int] = {}
     firsts: dict[str, float] = {}
-    tokens: dict[str, Tokens] = {}
+    tokens: dict[str, Any] = {}
     for member in family:
         for (start,) in conn.execute(
             "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch >= ?"
@@ -246,8 +249,9 @@ def _day_facts(
             (member, lo, hi, lo),
         ):
             sessions[day(start)] = sessions.get(day(start), 0) + 1
-        for row in task_rows(conn, member, lo, hi):
-            tokens.setdefault(day(row[7]), Tokens()).add(row[0], row[1], tuple(row[2:7]), prices)  # type: ignore[arg-type]
+        pricing.add_rows(
+            conn, member, lo, hi, lambda epoch: tokens.setdefault(day(epoch), pricing.tokens())
+        )
     for (epoch,) in conn.execute(
         "SELECT epoch FROM heartbeats WHERE task_id = ? AND epoch >= ? AND epoch < ?",
         (task_id, lo, hi),

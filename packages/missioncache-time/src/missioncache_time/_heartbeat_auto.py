@@ -103,7 +103,7 @@ def heartbeat_auto() -> int:
             if not_a_file_reason():
                 spool_unresolved(cwd, session_id)
             return 0
-        from missioncache_time._taskdb import record_heartbeat_auto
+        from missioncache_time._heartbeats import record_heartbeat_auto
 
         with db:
             prompt_id, kind = turn_from_env()
@@ -117,5 +117,5 @@ def heartbeat_auto() -> int:
                 return 0
         except Exception as spool_error:
             error = spool_error
-        print(f"missioncache-db: heartbeat not recorded: {error}", file=sys.stderr)
+        print(f"missioncache: heartbeat not recorded: {error}", file=sys.stderr)
     return 0

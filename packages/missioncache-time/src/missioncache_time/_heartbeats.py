@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from missioncache_db import When
+    from missioncache_db import TaskDB, When
     from missioncache_state.ids import PromptId, SessionId
 
 OPPORTUNISTIC_FILES = 32  # a heartbeat writer ingests a little spool, never a lot
@@ -93,10 +93,10 @@ def insert_records(conn: sqlite3.Connection, records: list[dict]) -> int:
     """Insert (ignoring known uids and vanished tasks); returns rows inserted. Turn-end
     records go to their own table, unattached to a task: the heartbeat of the same
     session and prompt names the task, whichever of the two arrives first. Usage records
-    (tokens) go to table ``usage`` the same way (``missioncache_cost._tokens``)."""
+    (tokens) go to table ``usage`` the same way (``_token_rows``)."""
     usage = [r for r in records if r.get("type") == USAGE]
     if usage:
-        from missioncache_cost import insert_usage
+        from missioncache_time._token_rows import insert_usage
 
         records = [r for r in records if r.get("type") != USAGE]
         insert_usage(conn, usage)
@@ -144,7 +144,7 @@ def _spooled_cwd(raw: dict) -> str | None:
 
 
 def _valid_turn_end(raw: dict) -> dict | None:
-    from missioncache_time._turn_end import MAX_BACKGROUND, OUTCOMES
+    from missioncache_spool import MAX_BACKGROUND, OUTCOMES
 
     prompt_id, background = prompt_id_or_none(raw.get("prompt_id")), raw.get("background", 0)
     if prompt_id is None or not _is_int(background) or raw.get("outcome") not in OUTCOMES:
@@ -174,7 +174,7 @@ def valid_record(raw: dict) -> dict | None:
     if raw.get("type") == TURN_END:
         return _valid_turn_end(raw)
     if raw.get("type") == USAGE:
-        from missioncache_cost import valid_usage
+        from missioncache_time._token_rows import valid_usage
 
         return valid_usage(raw)
     if raw.get("type") is not None:
@@ -279,3 +279,62 @@ def record(conn: sqlite3.Connection, spool_dir: str, heartbeat: dict) -> str:
         return "spool"
     spool.remove(claimed)
     return "db"
+
+
+# -- the calls on an open TaskDB (the package's front) ------------------------------------
+def record_heartbeat(
+    db: TaskDB,
+    task_id: int,
+    session_id: SessionId | None,
+    context: Any = None,
+    timestamp: When = None,
+    prompt_id: PromptId | None = None,
+    kind: str = "prompt",
+) -> str:
+    """Record one heartbeat (``timestamp``: epoch seconds or datetime, default now):
+    the start of the turn ``prompt_id``, a human prompt or (``kind="synthetic"``) one
+    Claude Code made itself. Returns ``"db"``, or ``"spool"`` when the lock was busy
+    past the busy timeout."""
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    heartbeat = new_heartbeat(task_id, sid, context, timestamp, pid, kind)
+    return record(db.conn, db.spool_folder, heartbeat)
+
+
+def record_heartbeat_auto(
+    db: TaskDB,
+    cwd: str | os.PathLike,
+    session_id: SessionId | None,
+    timestamp: When = None,
+    prompt_id: PromptId | None = None,
+    kind: str = "prompt",
+) -> bool:
+    """Resolve the task for ``cwd``/``session_id`` and record a heartbeat on it;
+    returns whether one was kept (in the database or the spool)."""
+    session_id = session_id_or_none(session_id)
+    task = db.find_task_for_cwd(cwd, session_id)
+    if task is None:
+        return False
+    context = {"cwd": os.fspath(cwd)}
+    record_heartbeat(db, task.id, session_id, context, timestamp, prompt_id, kind)
+    return True
+
+
+def spool_turn_end(
+    db: TaskDB,
+    session_id: SessionId | None,
+    prompt_id: PromptId | None,
+    outcome: str = "stop",
+    background: int = 0,
+    timestamp: float | None = None,
+) -> bool:
+    """Record the end of the turn ``prompt_id`` (``outcome`` ``stop`` or ``failure``;
+    ``background``: how many background tasks were still running) through this
+    database's spool, as the Stop hook does; False for an invalid prompt id."""
+    from missioncache_spool import append, new_turn_end
+
+    sid, pid = session_id_or_none(session_id), prompt_id_or_none(prompt_id)
+    record = new_turn_end(sid, pid, outcome, background, timestamp)
+    if record is None:
+        return False
+    append(db.spool_folder, record)
+    return True

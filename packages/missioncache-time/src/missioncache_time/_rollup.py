@@ -29,6 +29,10 @@ import time
 from missioncache_db import write_transaction
 from missioncache_state.sqlite import sqlite3
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MARGIN = 2 * 86400  # the longest turn assumed (docs/time.md, Periods)
 VERSION = 2  # of the tables and triggers below: another one creates them again
 
@@ -146,12 +150,6 @@ def zone() -> str:
     return f"{time.timezone},{time.altzone},{time.daylight},{','.join(time.tzname)}"
 
 
-def price_key(prices: object) -> str:
-    """A fingerprint of the price table in use: a changed price changes every cost."""
-    table = getattr(prices, "prices", {})
-    return repr(sorted((str(k), sorted(dict(v).items())) for k, v in table.items()))
-
-
 def _meta(conn: sqlite3.Connection) -> dict:
     try:
         return dict(conn.execute("SELECT key, value FROM rollup_meta"))
@@ -173,8 +171,9 @@ def sealed_at(conn: sqlite3.Connection, idle: float, tail: float, now: float) ->
     return sealed
 
 
-def prices_match(conn: sqlite3.Connection, prices: object) -> bool:
-    return _meta(conn).get("prices") == price_key(prices)
+def prices_match(conn: sqlite3.Connection, pricing: Any) -> bool:
+    """Whether the summaries were priced with the table of ``pricing`` (a ``DayPricing``)."""
+    return bool(_meta(conn).get("prices") == pricing.key)
 
 
 def refresh(
@@ -182,34 +181,37 @@ def refresh(
     now: float | None = None,
     budget: int | None = None,
     existing: bool = False,
+    pricing: Any = None,
 ) -> bool:
     """Bring the summaries up to date at ``now``: recompute the days marks dirtied, seal
     the days time moved past, or build everything when the settings changed. ``budget``:
     give up (leaving every mark for a later reader) when more task-days than that would
     be computed; ``existing``: only maintain summaries already built (a hook, a sync never
-    pays for the first build). Returns whether the summaries are usable now."""
+    pays for the first build); ``pricing``: ``missioncache_cost.day_pricing()``, from the
+    caller above both layers; without it (the spool's fold) nothing is computed, marks
+    wait for a reader. Returns whether the summaries are usable now."""
     now = time.time() if now is None else now
     if existing and not isinstance(_meta(conn).get("sealed"), float):
         return False
     if conn.in_transaction:
-        return _refresh(conn, now, budget)
+        return _refresh(conn, now, budget, pricing)
     try:
         with write_transaction(conn):
-            return _refresh(conn, now, budget)
+            return _refresh(conn, now, budget, pricing)
     except sqlite3.OperationalError:  # busy or read-only: readers compute from the events
         return False
 
 
-def rebuild(conn: sqlite3.Connection, now: float | None = None) -> None:
+def rebuild(conn: sqlite3.Connection, pricing: Any, now: float | None = None) -> None:
     """Drop every summary and build them again from the events (``doctor --rebuild``)."""
     with write_transaction(conn):
         for statement in _SCHEMA:
             conn.execute(statement)
         conn.execute("DELETE FROM rollup_meta")
-    refresh(conn, now)
+    refresh(conn, now, pricing=pricing)
 
 
-def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
+def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: Any) -> bool:
     from missioncache_time._sessions import read_config
 
     idle, tail = read_config(conn)
@@ -217,10 +219,10 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
     meta = _meta(conn)
     if budget is not None and _settled(conn, meta, idle, float(tail), now - span):
         return True  # a fold with nothing to do: no price table read, nothing written
-    from missioncache_cost import load_prices
+    if pricing is None:
+        return False  # no price table: the marks wait for a reader
     from missioncache_time import _daybook as daybook
 
-    prices = load_prices()
     if meta.get("version") != VERSION:
         for statement in _SCHEMA + _TRIGGERS:
             conn.execute(statement)
@@ -233,7 +235,7 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
         "idle": idle,
         "tail": float(tail),
         "zone": zone(),
-        "prices": price_key(prices),
+        "prices": pricing.key,
     }
     old = meta.get("sealed")
     plan: dict[int, list] = {}
@@ -264,7 +266,7 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None) -> bool:
         return False
     for task_id, windows in ranges.items():
         for lo, hi in windows:
-            daybook.compute(conn, task_id, lo, hi, idle, float(tail), now, prices)
+            daybook.compute(conn, task_id, lo, hi, idle, float(tail), now, pricing)
         daybook.total(conn, task_id)
     conn.execute("DELETE FROM rollup_dirty")
     wanted.update(sealed=sealed, horizon=sealed + span, made=float(now))

@@ -31,6 +31,10 @@ from missioncache_time import _summary as summary
 from missioncache_time import _turns as turns
 from missioncache_time._turns import TimeSplit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from missioncache_db import TaskDB
+
 PERIODS = ("all", "today", "week", "month")
 _PERIOD_DAYS = {"today": 0, "week": 6, "month": 29}
 # How long before a period's start a turn may begin and still reach into it: a turn is
@@ -64,7 +68,7 @@ def pending_usage(conn: sqlite3.Connection) -> bool:
     return found is not None
 
 
-def process_pending(conn: sqlite3.Connection, spool_dir: str, now: float | None = None) -> int:
+def fold_pending(conn: sqlite3.Connection, spool_dir: str, now: float | None = None) -> int:
     """Ingest the spool, fold unprocessed heartbeats into sessions, credit tails of
     sessions gone idle. Returns how many heartbeats were processed."""
     from missioncache_time._heartbeats import ingest_spool  # here: readers of time need none of it
@@ -77,7 +81,7 @@ def process_pending(conn: sqlite3.Connection, spool_dir: str, now: float | None 
             pending_usage(conn)
             or conn.execute("SELECT 1 FROM waits WHERE task_id IS NULL LIMIT 1").fetchone()
         ):  # tokens that came before their session's heartbeats
-            from missioncache_cost import assign_tasks
+            from missioncache_time._token_rows import assign_tasks
 
             assign_tasks(conn)
         idle, tail = read_config(conn)
@@ -157,7 +161,7 @@ def period_start(period: str, now: float | None = None) -> float | None:
     return local_midnight_epoch(days, now)
 
 
-def time_split(
+def split_of(
     conn: sqlite3.Connection,
     task_id: int,
     period: str = "all",
@@ -173,8 +177,6 @@ def time_split(
     turns when it has one; ``keep_summary`` writes one when it has none
     (``missioncache_time._summary``).
     """
-    from missioncache_cost import waiting_seconds
-
     now = time.time() if now is None else now
     since = period_start(period, now)
     idle, tail = read_config(conn)
@@ -187,9 +189,9 @@ def time_split(
     if cached is not None:  # sealed days from their summaries (docs/time.md)
         return cached
     if len(family) > 1:  # a parent with forks: the union of the family's time
-        waits = waiting_seconds(conn, family, since, now)
+        waits = summary.waiting_seconds(conn, family, since, now)
         return family_split(conn, family, since, idle, float(tail), now).less_waiting(waits)
-    waits = waiting_seconds(conn, [task_id], since, now)
+    waits = summary.waiting_seconds(conn, [task_id], since, now)
     if since is None:
         found = summary.all_time(conn, task_id, idle, float(tail), now, keep_summary)
         return found.less_waiting(waits)
@@ -233,9 +235,9 @@ def family_events(
     return starts, ends
 
 
-def time_invested(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:
+def invested_of(conn: sqlite3.Connection, task_id: int, period: str = "all") -> int:
     """Seconds worked on the task within ``period``: the total of ``time_split``."""
-    return time_split(conn, task_id, period).total
+    return split_of(conn, task_id, period).total
 
 
 def day_splits(
@@ -250,8 +252,6 @@ def day_splits(
     computing a day as "today seen from its last instant" would clamp the next morning's
     prompt to that instant and credit the night's gap to the human (docs/time.md, Periods).
     """
-    from missioncache_cost import waiting_seconds
-
     now = time.time() if now is None else now
     if not days:
         return []
@@ -269,6 +269,34 @@ def day_splits(
         total = round(claude_seconds + turns.clipped(you, start, stop))
         claude_whole = min(total, round(claude_seconds))
         day = TimeSplit(total, claude_whole, total - claude_whole)
-        waits = waiting_seconds(conn, family, start, stop)
+        waits = summary.waiting_seconds(conn, family, start, stop)
         out.append(day.less_waiting(waits))
     return out
+
+
+# -- the calls on an open TaskDB (the package's front) ------------------------------------
+def process_pending(db: TaskDB, now: float | None = None) -> int:
+    """Ingest the spool (heartbeats, turn ends, token records), give token records their
+    task and fold unprocessed heartbeats into work sessions; returns how many heartbeats
+    were processed."""
+    return fold_pending(db.conn, db.spool_folder, now)
+
+
+def time_invested(db: TaskDB, task_id: int, period: str = "all") -> int:
+    """Seconds worked on the task: ``all``, ``today``, ``week`` (last 7 days) or
+    ``month`` (last 30 days). The total of ``time_split``."""
+    return invested_of(db.conn, task_id, period)
+
+
+def time_split(
+    db: TaskDB,
+    task_id: int,
+    period: str = "all",
+    now: float | None = None,
+    keep_summary: bool = False,
+) -> TimeSplit:
+    """Seconds worked on the task within ``period``: ``total`` (the union), ``claude``
+    (inside turns) and ``you`` (the human's gaps within the idle timeout).
+    ``keep_summary``: store the summary that makes the next all-time read fast, when
+    the database is free (``missioncache_time._summary``)."""
+    return split_of(db.conn, task_id, period, now, keep_summary)

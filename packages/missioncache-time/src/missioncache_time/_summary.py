@@ -32,6 +32,8 @@ unreadable or stale row just means the full computation.
 
 from __future__ import annotations
 
+import math
+
 from missioncache_state.sqlite import sqlite3
 from missioncache_time._turns import Sweep, TimeSplit, turn_intervals
 
@@ -272,3 +274,29 @@ def _store(
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (task_id, idle, tail, cut, now, sweep.claude, sweep.you, start, end, sweep.reach),
     )
+
+
+WAIT_LIMIT = 2 * 86400  # seconds: the longest wait assumed, as the longest turn
+
+
+def waiting_seconds(
+    conn: sqlite3.Connection, task_ids: list[int], since: float | None, until: float
+) -> float:
+    """Seconds inside ``[since, until]`` that some recorded wait (a retry back-off, a usage
+    limit) of the tasks covers: time that is neither Claude's nor yours (docs/time.md).
+    The union of the waits, as time is a union of turns: two parallel sessions (or forks,
+    or machines) rate-limited in the same minute wait one minute, not two."""
+    low = -math.inf if since is None else since
+    marks = ",".join("?" * len(task_ids))
+    rows = conn.execute(  # a wait is assumed to last less than WAIT_LIMIT
+        f"SELECT epoch, epoch + seconds FROM waits WHERE task_id IN ({marks}) AND epoch < ?"
+        " AND epoch >= ? ORDER BY epoch",
+        (*task_ids, until, low - WAIT_LIMIT),
+    ).fetchall()
+    total, reached = 0.0, low
+    for start, end in rows:
+        start, end = max(start, reached), min(end, until)
+        if end > start:
+            total += end - start
+            reached = end
+    return total

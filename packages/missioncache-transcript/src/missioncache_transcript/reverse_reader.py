@@ -54,8 +54,10 @@ class ReverseLineReader:
         self.bytes_read = 0
 
     def __iter__(self) -> Iterator[bytes]:
+        from ._open import open_transcript
+
         try:
-            handle = open(self.path, "rb")  # noqa: SIM115 - closed by the with below
+            handle = open_transcript(self.path)  # a FIFO or device is refused, never waited on
         except (OSError, ValueError, TypeError):
             self.missing = True
             return

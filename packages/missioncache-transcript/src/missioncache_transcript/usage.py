@@ -35,7 +35,10 @@ _NEEDLE = b'"usage"'
 _PROMPT_NEEDLE = b'"promptId"'
 _WAIT_NEEDLE = b'"retryInMs"'
 MAX_WAIT = 6 * 3600.0  # a usage limit resets within five hours; more is not a wait
-MAX_TOKENS = 1 << 40  # more than any message can hold: a bigger count is not a count
+# No message comes near this: the largest context window is 1M tokens and an answer is at
+# most 128k. A record claiming more in any field is damaged or forged, and its usage is
+# dropped (not clamped: a clamped 10^30 still cost millions), with a breadcrumb.
+MAX_TOKENS = 100_000_000
 
 
 class MessageUsage:
@@ -85,7 +88,7 @@ class UsageRead:
     read starts at, and the prompt id of the last prompt seen (the turn later messages
     belong to)."""
 
-    __slots__ = ("messages", "offset", "prompt_id", "restarted", "waits")
+    __slots__ = ("dropped", "messages", "offset", "prompt_id", "restarted", "waits")
 
     def __init__(
         self,
@@ -98,12 +101,19 @@ class UsageRead:
         self.messages, self.offset, self.prompt_id = messages, offset, prompt_id
         self.restarted = restarted
         self.waits = waits or []  # (epoch, seconds): Claude Code waiting to retry
+        self.dropped: list[str] = []  # keys of messages whose counts were implausible
+
+
+class ImplausibleUsage(ValueError):
+    """A record claims more tokens in one field than any message can hold."""
 
 
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         return 0
-    return min(value, MAX_TOKENS)
+    if value > MAX_TOKENS:
+        raise ImplausibleUsage(value)
+    return value
 
 
 def _text(value: Any, limit: int = 200) -> str | None:
@@ -144,7 +154,8 @@ def iso_epoch(text: Any) -> float | None:
 
 
 def message_usage(record: dict, prompt_id: str | None = None) -> MessageUsage | None:
-    """The usage of one ``assistant`` record, or None when it carries none we can key."""
+    """The usage of one ``assistant`` record, or None when it carries none we can key.
+    ImplausibleUsage when a count is beyond ``MAX_TOKENS``."""
     if record.get("type") != "assistant":
         return None
     message = record.get("message")
@@ -207,9 +218,11 @@ def read_usage(
     line (at most ``max_bytes`` read). ``prompt_id`` is the turn the last read ended in. A
     file now shorter than ``offset`` was replaced: it is read again from the start
     (``restarted``). A missing or unreadable file reads as nothing, offset unchanged."""
+    from ._open import open_transcript
+
     try:
-        handle = open(path, "rb")  # noqa: SIM115  (closed below; no contextlib import)
-    except OSError:
+        handle = open_transcript(path)  # a FIFO or device is refused, never waited on
+    except (OSError, ValueError, TypeError):
         return UsageRead([], offset, prompt_id, False)
     try:
         size = os.fstat(handle.fileno()).st_size
@@ -218,6 +231,7 @@ def read_usage(
             offset = 0
         handle.seek(offset)
         seen: dict[str, MessageUsage] = {}
+        dropped: list[str] = []
         waits: list[tuple[float, float]] = []
         position, budget, carry = offset, max_bytes, b""
         while budget > 0:
@@ -232,17 +246,22 @@ def read_usage(
                 if _WAIT_NEEDLE in line:
                     _wait(line, waits)
                 else:
-                    prompt_id = _scan(line, prompt_id, seen)
+                    prompt_id = _scan(line, prompt_id, seen, dropped)
             position += end
-        return UsageRead(list(seen.values()), position, prompt_id, restarted, waits)
+        found = UsageRead(list(seen.values()), position, prompt_id, restarted, waits)
+        found.dropped = dropped
+        return found
     except OSError:
         return UsageRead([], offset, prompt_id, False)
     finally:
         handle.close()
 
 
-def _scan(line: bytes, prompt_id: str | None, seen: dict[str, MessageUsage]) -> str | None:
-    """Take one line's message into ``seen``; returns the turn's prompt id after it."""
+def _scan(
+    line: bytes, prompt_id: str | None, seen: dict[str, MessageUsage], dropped: list[str]
+) -> str | None:
+    """Take one line's message into ``seen`` (or its key into ``dropped`` when its counts
+    are implausible); returns the turn's prompt id after it."""
     if _PROMPT_NEEDLE in line and b'"user"' in line:
         record = _parse(line)
         found = _prompt_id(record) if record is not None else None
@@ -250,7 +269,12 @@ def _scan(line: bytes, prompt_id: str | None, seen: dict[str, MessageUsage]) -> 
     if _NEEDLE not in line:
         return prompt_id
     record = _parse(line)
-    usage = message_usage(record, prompt_id) if record is not None else None
+    try:
+        usage = message_usage(record, prompt_id) if record is not None else None
+    except ImplausibleUsage:
+        message = record.get("message") if record is not None else None
+        dropped.append(str(message.get("id"))[:80] if isinstance(message, dict) else "?")
+        return prompt_id
     if usage is not None:
         _merge(seen, usage)
     return prompt_id

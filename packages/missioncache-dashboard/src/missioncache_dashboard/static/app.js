@@ -33,8 +33,14 @@ async function getJSON(url) {
   return response.json();
 }
 
+function money(cost) {
+  return cost === null || cost === undefined ? "unknown price" : `$${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
 function split(time) {
-  return `${duration(time.total)} (${duration(time.claude)} / ${duration(time.you)})`;
+  // the parts as `missioncache time` and the report write them (`<1m`, adding up)
+  const shown = time.shown || { claude: duration(time.claude), you: duration(time.you) };
+  return `${duration(time.total)} (${shown.claude} / ${shown.you})`;
 }
 
 function renderTasks(tasks) {
@@ -44,7 +50,7 @@ function renderTasks(tasks) {
   for (const task of tasks) {
     // A fork sits under its parent, so its own name is enough there.
     const name = el("a", { href: `#/task/${task.id}` }, task.depth ? task.name : task.shown_name);
-    const cell = el("td", { class: task.depth ? "fork" : "" }, name);
+    const cell = el("td", { class: task.depth ? "fork" : "" }, name, billingNote(task.billing));
     if (task.depth) cell.style.paddingLeft = `${0.6 + task.depth * 1.2}rem`;
     const share = task.total ? Math.round((100 * task.done) / task.total) : 0;
     const bar = el("span", { class: "bar" }, el("span"));
@@ -57,16 +63,24 @@ function renderTasks(tasks) {
         el("td", { class: "num" }, duration(task.time.today.total)),
         el("td", { class: "num" }, duration(task.time.week.total)),
         el("td", { class: "num" }, split(task.time.all)),
+        el("td", { class: "num" }, money(task.cost)),
         el("td", { class: "num" }, task.last_worked || "never"),
       ),
     );
   }
 }
 
+// The client, and what this month bills (docs/billing.md): under the task's name.
+function billingNote(billing) {
+  if (!billing) return null;
+  const figure = billing.amount ? ` · ${billing.hours} h this month = ${billing.amount}` : " · no rate";
+  return el("div", { class: "billing muted" }, billing.client + figure);
+}
+
 function renderSessions() {
   const body = document.querySelector("#sessions tbody");
   body.replaceChildren();
-  document.getElementById("no-sessions").hidden = state.sessions.length > 0;
+  document.getElementById("no-sessions").hidden = state.sessions.length > 0 || !state.loaded;
   const now = Date.now() / 1000;
   for (const s of state.sessions) {
     const running = s.turn_running;
@@ -88,19 +102,40 @@ function renderChart(chart) {
   const box = document.getElementById("chart");
   box.replaceChildren();
   const ns = "http://www.w3.org/2000/svg";
-  const width = 900, height = 200, pad = 30;
+  const width = 900, height = 200, pad = 48, top0 = 18;
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height + 40}`);
   svg.setAttribute("width", "100%");
+  const text = (x, y, anchor, content, cls) => {
+    const node = document.createElementNS(ns, "text");
+    node.setAttribute("x", x);
+    node.setAttribute("y", y);
+    node.setAttribute("text-anchor", anchor);
+    node.setAttribute("font-size", "11");
+    if (cls) node.setAttribute("class", cls);
+    node.textContent = content;
+    svg.append(node);
+  };
   const totals = chart.days.map((d) => Object.values(d.tasks).reduce((a, b) => a + b, 0));
-  const top = Math.max(3600, ...totals);
+  const hours = Math.max(1, Math.ceil(Math.max(0, ...totals) / 3600));
+  const top = hours * 3600, inner = height - top0;
+  const step = hours <= 4 ? 1 : Math.ceil(hours / 4);
+  for (let h = 0; h <= hours; h += step) { // the axis: hours, with grid lines
+    const y = height - (inner * h * 3600) / top;
+    const line = document.createElementNS(ns, "line");
+    line.setAttribute("x1", pad); line.setAttribute("x2", width);
+    line.setAttribute("y1", y); line.setAttribute("y2", y);
+    line.setAttribute("stroke", h ? "#e6e9ef" : "#9aa3b2");
+    svg.append(line);
+    text(pad - 6, y + 4, "end", `${h}h`, "axis");
+  }
   const slot = (width - pad) / chart.days.length;
   chart.days.forEach((day, index) => {
     let y = height;
     chart.tasks.forEach((name, taskIndex) => {
       const seconds = day.tasks[name] || 0;
       if (!seconds) return;
-      const h = ((height - 10) * seconds) / top;
+      const h = (inner * seconds) / top;
       y -= h;
       const rect = document.createElementNS(ns, "rect");
       rect.setAttribute("x", pad + index * slot + slot * 0.15);
@@ -113,14 +148,11 @@ function renderChart(chart) {
       rect.append(tip);
       svg.append(rect);
     });
+    if (totals[index] && (chart.days.length <= 7 || index % 3 === 0)) {
+      text(pad + index * slot + slot / 2, y - 4, "middle", duration(totals[index]), "fig"); // the day's figure
+    }
     if (chart.days.length <= 7 || index % 5 === 0) {
-      const label = document.createElementNS(ns, "text");
-      label.setAttribute("x", pad + index * slot + slot / 2);
-      label.setAttribute("y", height + 16);
-      label.setAttribute("text-anchor", "middle");
-      label.setAttribute("font-size", "11");
-      label.textContent = day.day.slice(5);
-      svg.append(label);
+      text(pad + index * slot + slot / 2, height + 16, "middle", day.day.slice(5));
     }
   });
   const legend = el("div", { class: "legend" });
@@ -141,9 +173,14 @@ function renderTask(task) {
   page.replaceChildren();
   const head = el("h2", {}, task.shown_name, " ", el("span", { class: "status" }, task.status));
   const facts = el("p", { class: "muted" },
-    `[${task.done}/${task.total}] · today ${duration(task.time.today.total)} · week ${duration(task.time.week.total)} · all ${split(task.time.all)} · last worked ${task.last_worked || "never"}`);
+    `[${task.done}/${task.total}] · today ${duration(task.time.today.total)} · week ${duration(task.time.week.total)} · all ${split(task.time.all)} · ${money(task.cost)} · last worked ${task.last_worked || "never"}`);
   page.append(el("p", {}, el("a", { href: "#/" }, "← all tasks")), head, facts);
-  if (task.forks.length) page.append(el("p", {}, "Forks: ", task.forks.join(", ")));
+  const billing = billingNote(task.billing);
+  if (billing) page.append(billing);
+  if (task.forks.length) {
+    const links = task.forks.map((f) => el("li", {}, el("a", { href: `#/task/${f.id}` }, f.name), " ", el("span", { class: "status" }, f.status)));
+    page.append(el("p", {}, "Forks:"), el("ul", { class: "forks" }, ...links));
+  }
   const context = el("div", { class: "markdown" });
   if (task.context_html === null) context.append(el("p", { class: "muted" }, "The context file is missing."));
   else context.innerHTML = task.context_html; // escaped by the server (markdown.py)
@@ -160,8 +197,8 @@ function renderTask(task) {
     el("details", {}, el("summary", {}, `${v.file} · ${v.saved} · ${v.bytes} bytes`), el("pre", {}, v.text || "")));
   page.append(...section("Earlier versions", ...(versions.length ? versions : [el("p", { class: "muted" }, "No earlier versions kept.")])));
   const rows = task.sessions.map((s) =>
-    el("tr", {}, el("td", { class: "num" }, s.start || ""), el("td", { class: "num" }, s.end || ""), el("td", { class: "num" }, duration(s.seconds)), el("td", { class: "num" }, String(s.prompts || 0)), el("td", { class: "num" }, s.session_id || "")));
-  const table = el("table", {}, el("thead", {}, el("tr", {}, ...["start", "end", "time", "prompts", "Claude session"].map((h) => el("th", {}, h)))), el("tbody", {}, ...rows));
+    el("tr", {}, el("td", { class: "num" }, s.start || ""), el("td", { class: "num" }, s.end || ""), el("td", { class: "num" }, duration(s.seconds)), el("td", { class: "num" }, String(s.prompts || 0)), el("td", { class: "num", title: (s.claude_sessions || []).join(", ") }, String((s.claude_sessions || []).length))));
+  const table = el("table", {}, el("thead", {}, el("tr", {}, ...["start", "end", "time", "prompts", "Claude Code sessions"].map((h) => el("th", {}, h)))), el("tbody", {}, ...rows));
   page.append(...section("Work sessions", rows.length ? table : el("p", { class: "muted" }, "No work sessions yet.")));
 }
 
@@ -173,7 +210,14 @@ async function refreshTasks() {
 
 async function refreshSessions() {
   state.sessions = (await getJSON("/api/sessions")).sessions;
+  state.loaded = true;
+  document.getElementById("sessions-loading").hidden = true;
   renderSessions();
+}
+
+function withCode(text) {
+  // Markdown's `code` in a message: shown as code, every part still put in as text
+  return String(text).split("`").map((part, i) => (i % 2 ? el("code", {}, part) : part));
 }
 
 async function refreshHealth() {
@@ -183,8 +227,8 @@ async function refreshHealth() {
   banner.hidden = health.problems.length === 0;
   if (health.problems.length) {
     banner.append(el("strong", {}, "MissionCache needs attention: "));
-    for (const p of health.problems) banner.append(el("div", {}, `${p.area}: ${p.text}`, p.fix ? ` (fix: ${p.fix})` : ""));
-    banner.append(el("div", {}, "Run `missioncache doctor` for the full report."));
+    for (const p of health.problems) banner.append(el("div", {}, ...withCode(`${p.area}: ${p.text}`), ...(p.fix ? withCode(` (fix: ${p.fix})`) : [])));
+    banner.append(el("div", {}, ...withCode(`Run \`${health.command || "missioncache"} doctor\` for the full report.`)));
   }
 }
 

@@ -4,7 +4,7 @@ Stop (and StopFailure, PreCompact) read what the session's transcript and its su
 transcripts gained since the last read (``missioncache_transcript.usage``), from the byte
 offsets kept in ``<claude>/hooks/state/usage/<session id>.json``, and append the messages
 found to the heartbeat spool as ``"type": "usage"`` lines. Ingesting stores them in
-tasks.db table ``usage`` (``missioncache_cost._tokens``), one row per message whatever the
+tasks.db table ``usage`` (``missioncache_time``), one row per message whatever the
 number of times it is spooled, so a crash between the spool write and the state write
 costs nothing: the next read spools the same messages again and the duplicates are
 ignored. Read while the transcript exists: Claude Code deletes old transcripts
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_spool import USAGE
+from missioncache_spool._pending_records import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
@@ -59,10 +59,30 @@ def _read_file(
         offset = max(0, entry[0])
         prompt = entry[1] if isinstance(entry[1], str) else None
     found = read_usage(path, offset, prompt)
+    if found.dropped:
+        _tell_dropped(path, found.dropped)
     if agent is None:
         waits.extend([epoch, seconds] for epoch, seconds in found.waits)
     rows = [_as_row(m, agent, fallback_prompt) for m in found.messages]
     return rows, [found.offset, found.prompt_id]
+
+
+def _tell_dropped(path: str, keys: list) -> None:
+    """One breadcrumb line (stderr: the transcript keeps it, nobody is shown it) for
+    messages whose usage was dropped as implausible."""
+    import sys
+
+    from missioncache_transcript.usage import MAX_TOKENS
+
+    count = len(keys)
+    which = "one message" if count == 1 else f"{count} messages"
+    try:
+        sys.stderr.write(
+            f"missioncache: left out the tokens of {which} in {path} ({', '.join(keys[:3])}):"
+            f" a count above {MAX_TOKENS:,} in one field is no real message\n"
+        )
+    except (OSError, ValueError):
+        pass
 
 
 def _agent_name(path: str) -> str:
@@ -169,7 +189,7 @@ def record_usage(
         rows.extend(more)
     kept["seen"] = _seen_prompts(seen, rows)
     if rows or waits:
-        import missioncache_spool as spool
+        from missioncache_spool import _pending_records as spool
 
         for record in spool_records(sid, rows, waits):
             spool.append(heartbeat_spool_dir(), record)

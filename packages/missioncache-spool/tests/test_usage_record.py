@@ -1,11 +1,11 @@
-"""Reading a turn's tokens at Stop (missioncache_cost._usage_record): what it waits for."""
+"""Reading a turn's tokens at Stop (missioncache_spool._usage_record): what it waits for."""
 
 from __future__ import annotations
 
 import pytest
 
-from missioncache_cost import _usage_record as usage_record
 from missioncache_harness.transcript import TranscriptBuilder
+from missioncache_spool import _usage_record as usage_record
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from missioncache_harness.workspace import python3
 from missioncache_time import record_heartbeat
 
-SLASH = Path(__file__).resolve().parents[1] / "src" / "missioncache_pm" / "slash.py"
+SLASH = Path(__file__).resolve().parents[1] / "slash.py"
 
 
 def run_slash(world, *args, cwd=None, script=SLASH, python=(sys.executable,), **env):
@@ -179,6 +179,29 @@ def test_save_folds_heartbeats_and_shows_the_files(world, demo):
         assert pending.fetchone()[0] == 0
 
 
+CONFLICTED = (
+    "# Demo - Context\n\n**Last Updated:** 2026-12-01 10:00\n\n## Next Steps\n"
+    "<<<<<<< laptop\n- ship the parser\n=======\n- rewrite the parser first\n"
+    ">>>>>>> desktop\n\n## Recent Changes\n"
+)
+
+
+def test_a_save_meeting_a_sync_conflict_asks_the_person_and_drops_no_side(world, demo):
+    """Both machines' Next Steps are in the file: the save report says what the markers
+    are and to ask the person; replacing the section is refused, so no version is lost."""
+    world.write(demo.context_file, CONFLICTED)
+    run_slash(world, "load", "demo")
+    report = run_slash(world, "save")
+    assert f"SYNC CONFLICT in {demo.context_file}" in report
+    assert "Ask the person which version to keep" in report
+    out = run_slash(
+        world, "apply", "--context-file", str(demo.context_file), "--next-step", "one side"
+    )
+    assert out.startswith("MISSIONCACHE ERROR:") and "SYNC CONFLICT" in out
+    text = demo.context_file.read_text()
+    assert "- ship the parser" in text and "- rewrite the parser first" in text
+
+
 def test_save_without_a_task_says_there_is_nothing_to_save(world, demo, tmp_path):
     out = run_slash(world, "save", cwd=tmp_path)
     assert out.startswith("MISSIONCACHE: this session is not tracking a task")
@@ -235,7 +258,7 @@ def test_new_errors_are_one_line(world, demo, git_repo, words, expected):
 
 def test_the_built_plugin_runs_on_a_bare_python_with_its_bundled_libraries(world, demo, mc_plugin):
     """``python -I -S``: no site-packages, no PYTHONPATH, only the plugin's own copy."""
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     out = run_slash(world, "load", "demo", script=script, python=(python3(), "-I", "-S"))
     assert out.startswith("MISSIONCACHE: loaded task demo.")
     assert world.binding()["taskId"] == demo.id
@@ -326,7 +349,7 @@ def test_without_uvx_the_commands_say_so_once_and_give_the_fallback(world, demo)
 
 def test_apply_updates_both_files_without_the_mcp_server(world, demo, mc_plugin):
     """The built plugin on a bare ``python -I -S``: no mcp SDK, no site-packages."""
-    script = mc_plugin / "missioncache-pm" / "src" / "missioncache_pm" / "slash.py"
+    script = mc_plugin / "slash" / "slash.py"
     payload = json.dumps(
         {
             "context_file": str(demo.context_file),

@@ -1,0 +1,147 @@
+"""Timesheets in the CSV import columns of the tools people bill from: Toggl Track,
+Clockify and Harvest (docs/billing.md lists each one's columns and where they are
+published). One entry per task per day, its hours rounded by the client's rule, the client
+named, the JIRA key carried, and a description of what was worked on that day (the task's
+Recent Changes entries of that day) rather than the Claude/you split.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from missioncache_billing.compute import billed_seconds, rounded_seconds
+from missioncache_billing.settings import Client, clients, sender, task_billing
+
+if TYPE_CHECKING:
+    from missioncache_db import TaskDB
+    from missioncache_report import Report
+
+TOOLS = ("toggl", "clockify", "harvest")
+HEADERS = {
+    # Toggl Track's CSV import: Email, Start date, Start time and Duration make an entry.
+    "toggl": [
+        "Email",
+        "Client",
+        "Project",
+        "Description",
+        "Billable",
+        "Start date",
+        "Start time",
+        "Duration",
+        "Tags",
+    ],
+    # Clockify's CSV import: Email, Start date, Start time and Duration are required;
+    # Duration as decimal hours (the workspace's "Decimal" duration format).
+    "clockify": [
+        "Project",
+        "Client",
+        "Description",
+        "Task",
+        "Email",
+        "Tags",
+        "Billable",
+        "Start date",
+        "Start time",
+        "Duration",
+    ],
+    # Harvest's time import.
+    "harvest": ["Date", "Client", "Project", "Task", "Notes", "Hours", "First name", "Last name"],
+}
+NO_CLIENT = Client(name="")  # a task without a client: its time unrounded, no client named
+
+
+def person_email() -> str:
+    """``billing setup --email``, else ``MISSIONCACHE_TIMESHEET_EMAIL``, else git's
+    ``user.email`` (global too, wherever the command runs); a ValueError saying how to set
+    one when none is found: an entry without an email cannot be imported."""
+    found = sender().email or os.environ.get("MISSIONCACHE_TIMESHEET_EMAIL", "")
+    if not found:
+        try:
+            done = subprocess.run(
+                ["git", "config", "--get", "user.email"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+                cwd=os.path.expanduser("~"),
+            )
+            found = done.stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            found = ""
+    if not found:
+        raise ValueError(
+            "no email for the timesheet (Toggl and Clockify file each entry under a user's "
+            "email): set it with `missioncache billing setup --email you@example.com`"
+        )
+    return found
+
+
+def _names() -> tuple[str, str]:
+    name = sender().name.strip()
+    if not name:
+        raise ValueError(
+            "Harvest files each entry under a person's first and last name: set yours with "
+            "`missioncache billing setup --name 'First Last'`"
+        )
+    first, _, last = name.partition(" ")
+    return first, last.strip()
+
+
+def worked_on(db: TaskDB, task_name: str, day: str) -> str:
+    """What was worked on: the first line of each Recent Changes entry saved that day."""
+    from missioncache_context import read_file, recent_changes
+
+    task = db.get_task_by_name(task_name)
+    if task is None or not os.path.isfile(task.context_path):
+        return f"Work on {task_name}"
+    try:
+        entries = recent_changes(read_file(task.context_path))
+    except (OSError, ValueError):
+        entries = []
+    notes = []
+    for entry in entries:
+        heading, _, body = entry.partition("\n")
+        if heading.lstrip("#").strip().startswith(day):
+            first = next((ln.strip(" -*\t") for ln in body.splitlines() if ln.strip()), "")
+            if first and first not in notes:
+                notes.append(first)
+    return "; ".join(notes)[:900] if notes else f"Work on {task_name}"
+
+
+def timesheet(db: TaskDB, report: Report, tool: str) -> str:
+    """The report's days as ``tool``'s import CSV, every cell guarded like the reports'."""
+    from missioncache_report.cells import csv_rows
+
+    if tool not in TOOLS:
+        raise ValueError(f"invalid timesheet tool {tool!r}: use one of {', '.join(TOOLS)}")
+    known, settings = clients(), task_billing()
+    jira = {t.name: t.jira_key or "" for t in report.tasks}
+    email = person_email() if tool != "harvest" else ""
+    first, last = _names() if tool == "harvest" else ("", "")
+    rows = []
+    for day in report.days:
+        own = settings.get(day.task)
+        client = known.get(own.client, NO_CLIENT) if own else NO_CLIENT
+        seconds = rounded_seconds(billed_seconds(day, client), client)
+        if not seconds:
+            continue
+        hours = f"{(Decimal(seconds) / 3600).quantize(Decimal('0.01'))}"
+        clock = f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+        note = worked_on(db, day.task, day.day)
+        billable = "Yes" if client.name else "No"
+        key = jira.get(day.task, "")
+        if tool == "toggl":
+            rows.append(
+                [email, client.name, day.task, note, billable, day.day, day.first, clock, key]
+            )
+        elif tool == "clockify":
+            rows.append(
+                [day.task, client.name, note, "", email, key, billable, day.day, day.first, hours]
+            )
+        else:
+            notes = f"{key}: {note}" if key else note
+            rows.append([day.day, client.name, day.task, "Development", notes, hours, first, last])
+    return str(csv_rows(HEADERS[tool], rows))

@@ -1,0 +1,5 @@
+import sys
+
+from missioncache_teamdb.main import main
+
+sys.exit(main())
