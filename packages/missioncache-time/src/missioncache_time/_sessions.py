@@ -41,7 +41,6 @@ _PERIOD_DAYS = {"today": 0, "week": 6, "month": 29}
 # never expected to run for more than two days.
 _PERIOD_MARGIN = 2 * 86400
 _FLUSH = 500
-_ROLLUP_BUDGET = 100  # task-days a fold recomputes at most; more waits for a reader
 
 _INSERT_SESSION = (
     "INSERT INTO sessions(id, task_id, session_id, start_time, end_time, duration_seconds, "
@@ -101,9 +100,6 @@ def fold_pending(conn: sqlite3.Connection, spool_dir: str, now: float | None = N
             "WHERE closed = 0 AND end_epoch < ?",
             (tail, now - idle),
         )
-        from missioncache_time._rollup import refresh
-
-        refresh(conn, now, budget=_ROLLUP_BUDGET, existing=True)  # the days it sealed, if few
     spool.remove(claimed)
     return total
 
