@@ -106,8 +106,11 @@ def load_hooks(plugin: Path) -> dict[str, HookSpec]:
         for group in groups:
             for hook in group["hooks"]:
                 script = re.search(r"hooks/([\w.-]+\.py)", hook["command"])
+                named = re.search(r'hooks/run"?\s+([\w-]+)', hook["command"])
                 if script:
                     found[script.group(1)] = HookSpec(event, hook["command"], hook["timeout"])
+                elif named:
+                    found[named.group(1) + ".py"] = HookSpec(event, hook["command"], hook["timeout"])
     return found
 
 
