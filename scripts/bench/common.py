@@ -107,10 +107,11 @@ def load_hooks(plugin: Path) -> dict[str, HookSpec]:
             for hook in group["hooks"]:
                 script = re.search(r"hooks/([\w.-]+\.py)", hook["command"])
                 named = re.search(r'hooks/run"?\s+([\w-]+)', hook["command"])
+                spec = HookSpec(event, hook["command"], hook["timeout"])
                 if script:
-                    found[script.group(1)] = HookSpec(event, hook["command"], hook["timeout"])
+                    found[script.group(1)] = spec
                 elif named:
-                    found[named.group(1) + ".py"] = HookSpec(event, hook["command"], hook["timeout"])
+                    found[named.group(1) + ".py"] = spec
     return found
 
 
