@@ -11,7 +11,6 @@ mark waiting, another idle timeout, a clock set back, a window that starts after
 from __future__ import annotations
 
 from missioncache_state.sqlite import sqlite3
-from missioncache_time import _daybook as daybook
 from missioncache_time import _rollup as rollup
 from missioncache_time import _turns as turns
 from missioncache_time._turns import TimeSplit
@@ -63,6 +62,8 @@ def window_split(
             claude += day_claude
             you += day_you
             waiting += day_waiting
+    from missioncache_time import _daybook as daybook
+
     low = sealed - rollup.reach(idle, tail)
     starts, ends = family_events(conn, family, low)
     starts += daybook.earlier_copies(conn, family, low, float("inf"))
