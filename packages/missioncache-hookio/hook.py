@@ -11,10 +11,9 @@ import os
 import sys
 
 _SCRIPT = os.path.realpath(__file__)
-# Bundled libraries for marketplace installs (no pip install step).
-_BUNDLED_LIBRARIES = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
-if os.path.isdir(_BUNDLED_LIBRARIES) and _BUNDLED_LIBRARIES not in sys.path:
-    sys.path.insert(0, _BUNDLED_LIBRARIES)
+_LIB = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
+if os.path.isdir(_LIB) and _LIB not in sys.path:
+    sys.path.insert(0, _LIB)
 
 if __name__ == "__main__":
     try:

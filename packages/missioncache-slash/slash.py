@@ -12,11 +12,16 @@ from __future__ import annotations
 import os
 import sys
 
+_SCRIPT = os.path.realpath(__file__)
+_LIB = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
+if os.path.isdir(_LIB) and _LIB not in sys.path:
+    sys.path.insert(0, _LIB)
+# The pm server's standard-library modules, right after ``lib``.
+_PM = os.path.join(os.path.dirname(_LIB), "missioncache-pm", "src")
+if os.path.isdir(_PM) and _PM not in sys.path:
+    sys.path.insert(sys.path.index(_LIB) + 1 if _LIB in sys.path else 0, _PM)
+
 if __name__ == "__main__":
-    _PLUGIN = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    for _path in (os.path.join(_PLUGIN, "missioncache-pm", "src"), os.path.join(_PLUGIN, "lib")):
-        if os.path.isdir(_path) and _path not in sys.path:
-            sys.path.insert(0, _path)
     try:
         from missioncache_slash import main
     except ImportError as error:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
-# Bundled libraries (no pip install step).
-_BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib")
-if os.path.isdir(_BUNDLED) and _BUNDLED not in sys.path:
-    sys.path.insert(0, _BUNDLED)
+_SCRIPT = os.path.realpath(__file__)
+_LIB = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
+if os.path.isdir(_LIB) and _LIB not in sys.path:
+    sys.path.insert(0, _LIB)
 
 
 def _run() -> int:

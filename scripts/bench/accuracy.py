@@ -13,7 +13,7 @@ product is unchanged and a week replays in about a minute. Without libfaketime t
 skipped with a note.
 
 A hook that crashes or fails (anything on its stderr) stops the part with exit status 1
-and the hook's stderr: the ``|| true`` of the hooks.json command hides it otherwise.
+and the hook's stderr: the hooks.json command (hooks/run, which always exits 0) hides it otherwise.
 
 Figures: the new model (``time_split``, from turns) and the heartbeat-only model (the
 ``sessions`` table, the old rule), each against the truth, for the week and for each day
@@ -128,8 +128,8 @@ class Replay:
 
 
 def _fail_loudly_on_stderr(script: str, event: Event, done: subprocess.CompletedProcess) -> None:
-    """Stop the benchmark when a hook crashed or failed. The hooks.json command ends in
-    ``|| true`` and a hook turns any failure into a breadcrumb on stderr and exit 0, so the
+    """Stop the benchmark when a hook crashed or failed. The hooks.json command (hooks/run)
+    always exits 0 and a hook turns any failure into a breadcrumb on stderr, so the
     exit status says nothing: a crashed hook would only show as a wrong figure. In this
     replay every hook must be silent on stderr."""
     stderr = done.stderr.decode("utf-8", "replace").strip()

@@ -37,8 +37,8 @@ def _big_context(home: Home, megabytes: int) -> None:
 
 def _measure(bench: Bench, home: Home, script: str, stdin: bytes) -> dict:
     runs = interleaved(bench, {"floor": home.floor, "hook": lambda: home.run_hook(script, stdin)})
-    # The hooks.json command ends in `|| true` and a hook turns a crash into a breadcrumb on
-    # stderr and exit 0: the exit status alone would never count one.
+    # The hooks.json command (hooks/run) always exits 0 and a hook turns a crash into a
+    # breadcrumb on stderr: the exit status alone would never count one.
     failed = sum(1 for r in runs["hook"] if r.returncode != 0 or r.stderr.strip())
     stats = {name: summarize([r.seconds for r in found]) for name, found in runs.items()}
     return {**stats, "failed": failed}

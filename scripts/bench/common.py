@@ -105,13 +105,11 @@ def load_hooks(plugin: Path) -> dict[str, HookSpec]:
     for event, groups in config["hooks"].items():
         for group in groups:
             for hook in group["hooks"]:
-                script = re.search(r"hooks/([\w.-]+\.py)", hook["command"])
-                named = re.search(r'hooks/run"?\s+([\w-]+)', hook["command"])
-                spec = HookSpec(event, hook["command"], hook["timeout"])
+                # `"${CLAUDE_PLUGIN_ROOT}/hooks/run" stop`, or an older build's `hooks/stop.py`
+                script = re.search(r'hooks/run"? (\w+)|hooks/([\w.-]+)\.py', hook["command"])
                 if script:
-                    found[script.group(1)] = spec
-                elif named:
-                    found[named.group(1) + ".py"] = spec
+                    name = (script.group(1) or script.group(2)) + ".py"
+                    found[name] = HookSpec(event, hook["command"], hook["timeout"])
     return found
 
 

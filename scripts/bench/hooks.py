@@ -91,7 +91,7 @@ def _pre_compact(home: Home) -> Sample:
     # (an editor may be mid-save, docs/reliability.md), which is not the case measured here.
     earlier = time.time() - 60
     os.utime(home.context_file, (earlier, earlier))
-    return _single(home, "pre_compact.py", "PreCompact", b"saved a pre-compaction snapshot")
+    return _single(home, "pre_compact.py", "PreCompact", b"the MissionCache task name")
 
 
 def _post_compact(home: Home) -> Sample:

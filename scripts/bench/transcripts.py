@@ -34,7 +34,7 @@ def _measure(bench: Bench, home: Home) -> dict[str, list[float]]:
     def pre_compact() -> tuple[float, bool]:
         home.context_file.write_text(home.context_text, encoding="utf-8")
         run = home.run_hook("pre_compact.py", home.payload("PreCompact"))
-        return run.seconds, b"saved a pre-compaction snapshot" in run.stdout
+        return run.seconds, b"the MissionCache task name" in run.stdout
 
     def floor() -> tuple[float, bool]:
         run = home.floor()

@@ -303,6 +303,35 @@ def test_a_fork_bills_with_its_parent_listed_under_it(billing, mc_env):
     assert [line["task"] for line in found["lines"]] == ["alpha", "beta"]
 
 
+def test_a_fork_with_its_own_rate_is_its_own_line_and_leaves_its_parents(billing, mc_env):
+    billing("fork", "alpha", "alpha-spike")
+    fork = _find(mc_env, "alpha-spike")
+    # Mon: alpha works 10:00-10:50; the fork 10:40-11:10, so the family's union is 70m
+    record_work(mc_env.data_root / "tasks.db", fork, _at(3, 10, 40), [(1800, 0)])
+    billing("task", "set", "alpha-spike", "--client", "Acme", "--rate", "200")
+    found = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    assert _lines(found) == {
+        "alpha": ("1.00", "120", "120.00"),  # Mon 70m - the fork's 30m = 40m -> 0.75; Wed 0.25
+        "alpha-spike": ("0.50", "200", "100.00"),  # its own 30m, at its own rate
+        "beta": ("1.25", "150", "187.50"),
+    }
+    assert next(line for line in found["lines"] if line["task"] == "alpha")["forks"] == []
+    monday = {d["task"]: d for d in found["days"] if d["day"] == "2025-03-03"}
+    assert monday["alpha"]["seconds"] + monday["alpha-spike"]["seconds"] == 70 * 60
+    assert (found["subtotal"], found["total"]) == ("407.50", "489.00")
+
+
+def test_a_fork_set_to_another_client_leaves_its_parents_line(billing, mc_env):
+    billing("fork", "alpha", "alpha-spike")
+    fork = _find(mc_env, "alpha-spike")
+    record_work(mc_env.data_root / "tasks.db", fork, _at(3, 10, 40), [(1800, 0)])
+    billing("task", "set", "alpha-spike", "--client", "Globex")
+    acme = json.loads(billing("invoice", "Acme", "--period", WEEK, "--format", "json"))
+    assert _lines(acme)["alpha"] == ("1.00", "120", "120.00")
+    globex = json.loads(billing("invoice", "Globex", "--period", WEEK, "--format", "json"))
+    assert _lines(globex)["alpha-spike"] == ("0.50", "95.50", "47.75")  # 30m, 6m nearest
+
+
 def test_ai_usage_is_passed_through_with_the_markup(billing, mc_env, mc_execute):
     from decimal import ROUND_HALF_UP, Decimal
 

@@ -210,3 +210,62 @@ def test_the_task_page_answers_within_a_second_for_any_file(dashboard, mc_env, m
         detail = dashboard.get(f"/api/tasks/{task_id}")
         assert time.monotonic() - started < 1.0
         assert shown in detail["context_html"]
+
+
+def _session_end(cwd: object, session: str = SID) -> dict:
+    """A SessionEnd body as Claude Code posts it at `/exit` (contract section 1)."""
+    return {
+        "session_id": session,
+        "transcript_path": f"{cwd}/t.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": "SessionEnd",
+        "prompt_id": dash.PROMPT_ID,
+        "reason": "prompt_input_exit",
+    }
+
+
+def test_an_ended_session_leaves_the_live_table(dashboard, mc_task):
+    """Five `/exit`s used to leave five rows saying "waiting for you" for six hours: the
+    SessionEnd hook takes the row out, although tasks.db keeps the session's heartbeat."""
+    dashboard.post("/api/hooks/heartbeat", dash.prompt_payload(mc_task.repo))
+    dashboard.post(
+        "/api/hooks/heartbeat", dict(dash.prompt_payload(mc_task.repo), hook_event_name="Stop")
+    )
+    assert dash.session_row(dashboard) is not None
+    assert dashboard.post("/api/hooks/session-end", _session_end(mc_task.repo)) == (200, {})
+    assert dash.session_row(dashboard) is None
+    # `claude --resume` of the same session: its next prompt brings the row back.
+    dashboard.post("/api/hooks/heartbeat", dict(dash.prompt_payload(mc_task.repo), prompt_id=None))
+    row = dash.session_row(dashboard)
+    assert row is not None and row["turn_running"]
+
+
+def test_session_end_answers_empty_json_to_anything_and_needs_the_secret(dashboard, mc_task):
+    dashboard.post("/api/hooks/edit-count", dash.edit_payload(mc_task.repo))
+    for body in (None, [1], "not an object", {"session_id": 5}, {"hook_event_name": "SessionEnd"}):
+        assert dashboard.post("/api/hooks/session-end", body) == (200, {})
+    other = dict(_session_end(mc_task.repo), hook_event_name="Stop")
+    assert dashboard.post("/api/hooks/session-end", other) == (200, {})
+    assert dash.session_row(dashboard) is not None  # none of those ended it
+    stranger = {"X-MissionCache-Token": "wrong"}
+    status, _ = dashboard.post(
+        "/api/hooks/session-end", _session_end(mc_task.repo), headers=stranger
+    )
+    assert status == 403 and dash.session_row(dashboard) is not None
+
+
+def test_a_session_of_another_machine_says_which(dashboard, mc_env, mc_task):
+    """Sessions synced from another machine (their heartbeats imported by sync) are listed
+    with that machine's name; this machine's own say none."""
+    import time
+
+    dashboard.post("/api/hooks/heartbeat", dash.prompt_payload(mc_task.repo))
+    with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+        conn.execute(
+            "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, prompt_id,"
+            " synced, machine) VALUES ('ab01', 1, 'x', ?, 'desk-session', 'p1', 1, 'desk')",
+            (time.time(),),
+        )
+    theirs = dash.session_row(dashboard, "desk-session")
+    assert theirs is not None and theirs["machine"] == "desk" and theirs["task"] == mc_task.name
+    assert dash.session_row(dashboard)["machine"] is None

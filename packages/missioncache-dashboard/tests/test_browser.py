@@ -46,9 +46,34 @@ def test_task_list_renders_and_a_hook_event_shows_live(mc_chromium, world, mc_re
         text = row.inner_text()
         assert "billing-export" in text and "turn running" in text
         assert "add refunds to the CSV totals" in text
+        assert page.locator("#machine-col").is_hidden()  # every session is this machine's
         assert page.evaluate("window.__same_page") is True  # updated without a reload
         dash.screenshot(page, tmp_path / "dashboard.png")
         assert (tmp_path / "dashboard.png").stat().st_size > 10_000
+        assert errors == []
+
+
+def test_a_session_of_another_machine_shows_a_machine_column(mc_chromium, world, mc_env, mc_repo):
+    """A session synced from another machine (its heartbeat imported, named ``desk``) gets
+    a machine column; this machine's own session says so in it."""
+    import sqlite3
+    import time
+
+    running, _ids = world
+    dash.live_session(running, mc_repo)
+    with sqlite3.connect(mc_env.data_root / "tasks.db") as conn:
+        conn.execute(
+            "INSERT INTO heartbeats(uid, task_id, timestamp, epoch, session_id, prompt_id,"
+            " synced, machine) VALUES ('ab01', 1, 'x', ?, 'desk-session', 'p1', 1, 'desk')",
+            (time.time(),),
+        )
+    with browser.browser_page(mc_chromium) as (page, errors):
+        page.goto(running.page_url)
+        theirs = page.locator('#sessions tr[data-session="desk-session"] td.machine')
+        theirs.wait_for(timeout=LIVE_WAIT_MS)
+        assert theirs.inner_text() == "desk" and page.locator("#machine-col").is_visible()
+        mine = page.locator(f'#sessions tr[data-session="{dash.SID}"]')
+        assert "this machine" in mine.inner_text()
         assert errors == []
 
 

@@ -17,6 +17,7 @@ design of docs/dashboard.md, "The http hooks":
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -85,19 +86,17 @@ def test_http_hooks_are_quiet_whenever_the_dashboard_is_stopped(tmp_path, mc_plu
     # Nothing answers yet: nothing is wired until the dashboard starts.
     assert settings.read_bytes() == b'{"theme": "dark"}\n'
 
-    with (
-        FakeAnthropicAPI() as api,
-        Terminal(home, work, api, {"MISSIONCACHE_ROOT": str(data)}) as terminal,
-    ):
+    with FakeAnthropicAPI() as api, contextlib.ExitStack() as first:
+        # Started before claude, so the first turn does not wait on its re-reading settings.
+        running = first.enter_context(dash.serving(mc_plugin, env, port))
+        assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()  # wired by start
+        terminal = first.enter_context(Terminal(home, work, api, {"MISSIONCACHE_ROOT": str(data)}))
         terminal.wait_for(lambda screen: "❯" in screen, 90)
-        with dash.serving(mc_plugin, env, port) as running:
-            assert f"127.0.0.1:{port}/api/hooks/" in settings.read_text()  # wired by start
-            time.sleep(SETTLE)  # the running claude notices the hooks start put in
-            assert FAILED not in turn(terminal, api, work, "one")
-            row = running.get("/api/sessions")["sessions"][0]
-            assert row["edit_count"] == 1 and row["last_prompt"] == "write one please"
-            assert row["task"] == "demo-task" and row["turn_running"] is False
-            stop(running, signal.SIGTERM)
+        assert FAILED not in turn(terminal, api, work, "one")
+        row = running.get("/api/sessions")["sessions"][0]
+        assert row["edit_count"] == 1 and row["last_prompt"] == "write one please"
+        assert row["task"] == "demo-task" and row["turn_running"] is False
+        stop(running, signal.SIGTERM)
         assert settings.read_bytes() == b'{"theme": "dark"}\n'
         # At once: the dashboard kept serving a moment after taking its hooks out.
         assert FAILED not in turn(terminal, api, work, "two")
@@ -198,3 +197,38 @@ def test_http_hook_header_sources(tmp_path):
     finally:
         server.shutdown()  # type: ignore[attr-defined]
         server.server_close()  # type: ignore[attr-defined]
+
+
+def test_the_end_of_a_session_takes_its_live_row_out(tmp_path, mc_plugin):
+    """The wired SessionEnd http hook reaches the dashboard from the real CLI: a `-p` run
+    (SessionEnd reason "other") leaves no row "waiting for you" behind, although its
+    prompt reached the dashboard and its heartbeat stays in tasks.db."""
+    import sqlite3
+    import uuid
+
+    work = tmp_path / "work"
+    work.mkdir()
+    work = work.resolve()
+    env = make_cli_env(tmp_path)
+    create_task(mc_plugin, env, "demo-task", work)
+    session = str(uuid.uuid4())
+    with dash.serving(mc_plugin, env) as running:
+        command = dash.command(mc_plugin, "install", "--port", str(running.port))
+        subprocess.run(command, env=env.env, capture_output=True, timeout=60, check=True)
+        with FakeAnthropicAPI() as api:
+            api.enqueue("ok")
+            run_turn(
+                "hi",
+                session_id=session,
+                home=env.home,
+                cwd=work,
+                fake_api=api,
+                env_extra={"MISSIONCACHE_ROOT": str(env.data_root)},
+                timeout=120,
+            ).check()
+        with sqlite3.connect(env.data_root / "tasks.db") as conn:
+            seen = conn.execute(
+                "SELECT COUNT(*) FROM heartbeats WHERE session_id = ?", (session,)
+            ).fetchone()
+        assert seen[0] >= 1  # the session did reach tasks.db
+        assert dash.session_row(running, session) is None

@@ -70,6 +70,7 @@ def test_install_wires_hooks_and_uninstall_restores_exact_bytes(mc_plugin, mc_en
             "PostToolUse": [f"http://127.0.0.1:{port}/api/hooks/edit-count"],
             "UserPromptSubmit": [f"http://127.0.0.1:{port}/api/hooks/heartbeat"],
             "Stop": [f"http://127.0.0.1:{port}/api/hooks/heartbeat"],
+            "SessionEnd": [f"http://127.0.0.1:{port}/api/hooks/session-end"],
         }
         run(mc_plugin, mc_env, "install", "--port", str(port))  # twice: still one set
         assert len(http_hooks(json.loads(settings.read_text()))["PostToolUse"]) == 1
@@ -303,7 +304,7 @@ def test_installed_hooks_carry_the_secret_only_through_the_environment(
         written = json.loads(settings.read_text())
         token = read_token()
         assert token == running.token
-        assert set(http_hooks(written)) == {"PostToolUse", "UserPromptSubmit", "Stop"}
+        assert set(http_hooks(written)) == {"PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd"}
         for groups in written["hooks"].values():
             hook = groups[-1]["hooks"][0]
             assert hook["headers"] == {"X-MissionCache-Token": "$MISSIONCACHE_DASHBOARD_TOKEN"}

@@ -115,7 +115,7 @@ def _rss_kb(pid: int) -> int:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads memory from /proc")
-@pytest.mark.parametrize("endpoint", ["heartbeat", "edit-count", "task-created"])
+@pytest.mark.parametrize("endpoint", ["heartbeat", "edit-count", "task-created", "session-end"])
 def test_a_huge_body_is_refused_without_being_held(dashboard, endpoint):
     path = f"/api/hooks/{endpoint}"
     before = _rss_kb(dashboard.process.pid)

@@ -217,7 +217,7 @@ def test_version_two_database_is_migrated_to_turns_losing_nothing(mc_roots):
     )
     conn.close()
     with TaskDB() as db:
-        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         rows = db.conn.execute("SELECT uid, prompt_id, kind FROM heartbeats ORDER BY id")
         assert rows.fetchall() == [("ab0", None, None), ("ab1", None, None), ("ab2", None, None)]
         assert db.conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1

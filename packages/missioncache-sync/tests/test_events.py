@@ -106,6 +106,37 @@ def test_import_is_idempotent_and_counts_the_union(machines):
         assert time_split(a, task.id, now=T0 + 10**6).claude == 900
 
 
+def test_a_heartbeat_says_which_machine_it_came_from(machines, tmp_path):
+    """The dashboard names another machine's session: an imported heartbeat keeps the name
+    its machine gives itself (``sync setup --name``); this machine's own stay unnamed, in
+    a rebuild too; a name no one could show (a control character) falls back to the id."""
+    use, carry = machines
+    with use("A") as a:
+        config = tmp_path / "A" / "mc" / "sync" / "config.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"remote": "x", "name": "desk"}))
+        task = a.create_task("demo")
+        turns(a, task.id, "sa", [(0, 600)])
+        events.export_events(a.conn)
+        config.write_text(json.dumps({"remote": "x", "name": "bad\x1bname"}))
+        turns(a, task.id, "sx", [(700, 800)])
+        events.export_events(a.conn)
+        a_id = events.machine_id()
+    carry("A", "B")
+    with use("B") as b:
+        events.import_events(b.conn)
+        turns(b, b.get_task_by_name("demo").id, "sb", [(900, 1000)])
+        found = dict(b.conn.execute("SELECT session_id, machine FROM heartbeats"))
+    assert found["sa"] == "desk" and found["sb"] is None
+    assert found["sx"] == a_id[:8]
+    with use("A"):
+        rebuild()
+    with use("A") as a:
+        assert set(dict(a.conn.execute("SELECT session_id, machine FROM heartbeats")).values()) == {
+            None
+        }
+
+
 def _message(session: str, key: str, at: float, counts: tuple) -> dict:
     return {"rows": [(session, key, "claude-sonnet-4-5", None, None, f"{session}0", at, *counts)]}
 

@@ -9,7 +9,10 @@ subtotal times the rate, rounded once. AI usage (its USD cost) is passed through
 with a markup, or not at all, converted at the client's stated USD rate.
 
 A task's own rate wins over its client's; a fork's time is inside its parent's (their
-union, docs/forks.md), so a fork bills with its parent, listed under it. What an earlier
+union, docs/forks.md), so a fork bills with its parent, listed under it, unless the fork has
+its own billing (``task set FORK --client/--rate``): then it is its own line (its own time,
+the report's fork line) and its parent's line is the family's union less that time, so the
+two add up to the union and nothing is billed twice. What an earlier
 invoice (of any client) already billed for a task and day is taken off (a late turn shows up
 on the next invoice as the difference, never by changing the issued one).
 """
@@ -81,18 +84,14 @@ def billed_seconds(day: object, client: Client) -> int:
 
 
 def client_tasks(db: TaskDB, client: Client, settings: dict[str, TaskBilling]) -> list:
-    """(task, its rate) of every task billed to ``client``: a task set to it, and not a
-    fork whose parent is billed already (the parent's time holds the fork's)."""
+    """(task, its rate) of every task billed to ``client``: a task set to it (a fork set
+    to it too: its time then leaves its parent's line, ``task_line``)."""
     from missioncache_report.data import shown_name
 
-    every = db.list_tasks()
-    names = {t.id: shown_name(t) for t in every}
     out = []
-    for task in every:
+    for task in db.list_tasks():
         own = settings.get(shown_name(task))
         if own is None or own.client != client.name:
-            continue
-        if task.fork_of is not None and names.get(task.fork_of) in settings:
             continue
         rate = own.rate if own.rate is not None else client.rate
         if rate is None:
@@ -112,16 +111,22 @@ def task_line(
     period: Period,
     before: dict,
     now: float | None = None,
+    settings: dict[str, TaskBilling] | None = None,
 ) -> TaskLine:
     """One task's line and its days, less ``before`` ((task, day) -> (hours, usd) already
-    invoiced)."""
+    invoiced). A fork with its own billing in ``settings`` (read when None) is not in it."""
+    from missioncache_billing.settings import task_billing
     from missioncache_report.calendar import task_days
     from missioncache_report.data import shown_name
 
+    settings = task_billing() if settings is None else settings
     name = shown_name(task)
     line = TaskLine(name, task.jira_key, rate)
-    line.forks = [shown_name(f) for f in db.forks_of(task.id)]
-    for day in task_days(db, task, period.days, now):
+    forks = db.forks_of(task.id)
+    own = [fork for fork in forks if shown_name(fork) in settings]
+    line.forks = [shown_name(f) for f in forks if f not in own]
+    split_off = [task_days(db, fork, period.days, now) for fork in own]
+    for day in less_forks(task_days(db, task, period.days, now), split_off):
         seconds = billed_seconds(day, client)
         old_hours, old_usd = before.get((name, day.day), (Decimal(0), Decimal(0)))
         hours = max(entry_hours(seconds, client) - old_hours, Decimal(0))
@@ -135,6 +140,39 @@ def task_line(
     line.hours = sum((d.hours for d in line.days), Decimal(0))
     line.amount = to_cents(line.hours * rate, client.currency)
     return line
+
+
+def less_forks(days: list, forks: list[list]) -> list:
+    """A parent's report days less its own-billed forks' days (each fork's report line):
+    the family's union minus the forks' time, per day and per part, never below zero."""
+    from dataclasses import replace
+
+    if not forks:
+        return days
+    taken: dict = {}
+    for fork_days in forks:
+        for row in fork_days:
+            seconds, claude, you, usd = taken.get(row.day, (0, 0, 0, 0.0))
+            taken[row.day] = (
+                seconds + row.seconds,
+                claude + row.claude,
+                you + row.you,
+                usd + (row.cost_usd or 0.0),
+            )
+    out = []
+    for day in days:
+        seconds, claude, you, usd = taken.get(day.day, (0, 0, 0, 0.0))
+        cost = None if day.cost_usd is None else max(day.cost_usd - usd, 0.0)
+        out.append(
+            replace(
+                day,
+                seconds=max(day.seconds - seconds, 0),
+                claude=max(day.claude - claude, 0),
+                you=max(day.you - you, 0),
+                cost_usd=cost,
+            )
+        )
+    return out
 
 
 def ai_amount(usd: Decimal, client: Client) -> Decimal | None:
@@ -184,7 +222,7 @@ def billable_total(db: TaskDB, task: Task, period: str) -> tuple | None:
         days = Period(dt.date.fromtimestamp(first), today, "all time")
     else:
         days = parse_period(period)
-    line = task_line(db, task, Decimal(rate), client, days, {})
+    line = task_line(db, task, Decimal(rate), client, days, {}, None, settings)
     return line.hours, line.amount, client.currency, client.name
 
 
@@ -199,7 +237,8 @@ def month_billing(db: TaskDB, task: Task, now: float | None = None) -> dict | No
     from missioncache_billing.settings import clients, task_billing
     from missioncache_report.data import shown_name
 
-    own = task_billing().get(shown_name(task))
+    settings = task_billing()
+    own = settings.get(shown_name(task))
     client = clients().get(own.client) if own else None
     if own is None or client is None:
         return None
@@ -208,7 +247,7 @@ def month_billing(db: TaskDB, task: Task, now: float | None = None) -> dict | No
     month = parse_period(dt.date.fromtimestamp(now).strftime("%Y-%m"), now)
     if rate is None:
         return {"client": client.name, "hours": None, "amount": None}
-    line = task_line(db, task, Decimal(rate), client, month, {}, now)
+    line = task_line(db, task, Decimal(rate), client, month, {}, now, settings)
     return {
         "client": client.name,
         "hours": str(line.hours),

@@ -112,9 +112,10 @@ def draft(db: TaskDB, client_name: str, period: Period, now: float | None = None
     client = client_named(client_name)
     me = sender()
     before = already_billed()
+    settings = task_billing()
     lines = [
-        compute.task_line(db, task, rate, client, period, before, now)
-        for task, rate in compute.client_tasks(db, client, task_billing())
+        compute.task_line(db, task, rate, client, period, before, now, settings)
+        for task, rate in compute.client_tasks(db, client, settings)
     ]
     lines = [line for line in lines if line.days]
     usd = sum((d.usd for line in lines for d in line.days), Decimal(0))

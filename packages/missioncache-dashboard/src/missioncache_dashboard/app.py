@@ -135,6 +135,7 @@ class Dashboard:
                 "task": tasks.get(sid, (None, None))[1],
                 "turn_started": None,
                 "turn_running": False,
+                "machine": None,
             }
             row = dict(row, edit_count=0, last_prompt=None)
             live = self.live.sessions.get(sid)
@@ -146,7 +147,8 @@ class Dashboard:
             row["edit_count"] = max(row["edit_count"], self.transcripts.count(sid))
             started = row["turn_started"]
             row["turn_seconds"] = int(now - started) if row["turn_running"] and started else None
-            merged.append(row)
+            if not self.live.is_ended(sid, row["turn_started"]):
+                merged.append(row)
         merged.sort(key=lambda r: r["turn_started"] or 0, reverse=True)
         return merged
 
@@ -223,6 +225,19 @@ class Dashboard:
             pass
         return _json({})
 
+    async def hook_session_end(self, request: Request) -> Response:
+        body = await read_body(request, hooks.MAX_SESSION_END)
+        if body is None:
+            return _too_large()
+        try:
+            payload = hooks.parse_json(body)
+            event = hooks.session_end_event(payload) if payload is not None else None
+            if event is not None:
+                self.live.record_session_end(event.session_id, event.at)
+        except Exception:  # whatever was posted, the hook gets {}
+            pass
+        return _json({})
+
     async def hook_task_created(self, request: Request) -> Response:
         if await read_body(request, hooks.MAX_NOTE) is None:
             return _too_large()
@@ -276,6 +291,7 @@ def create_app(port: int, lifespan: Any = None, token: str | None = None) -> Any
         Route("/api/hooks/edit-count", board.hook_edit_count, methods=["POST"]),
         Route("/api/hooks/heartbeat", board.hook_heartbeat, methods=["POST"]),
         Route("/api/hooks/task-created", board.hook_task_created, methods=["POST"]),
+        Route("/api/hooks/session-end", board.hook_session_end, methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.dashboard = board

@@ -257,10 +257,11 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
 
 def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
     """Claude sessions with a prompt in the last hours, from the heartbeats the command
-    hook records: the task, when the last prompt started, and whether its turn ended."""
+    hook records and sync brings from other machines: the task, when the last prompt
+    started, whether its turn ended, and which other machine it runs on."""
     now = time.time() if now is None else now
     rows = db.conn.execute(
-        "SELECT h.session_id, h.task_id, t.name, h.epoch, h.prompt_id, h.context, "
+        "SELECT h.session_id, h.task_id, t.name, h.epoch, h.prompt_id, h.machine, "
         "EXISTS (SELECT 1 FROM turn_ends e WHERE e.session_id = h.session_id "
         "        AND e.prompt_id = h.prompt_id) "
         "FROM heartbeats h JOIN tasks t ON t.id = h.task_id "
@@ -268,7 +269,7 @@ def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
         (now - RECENT_SESSIONS_SECONDS,),
     )
     found: dict[str, dict] = {}
-    for session_id, task_id, name, epoch, prompt_id, _context, ended in rows:
+    for session_id, task_id, name, epoch, prompt_id, machine, ended in rows:
         found[session_id] = {
             "session_id": session_id,
             "task_id": task_id,
@@ -276,6 +277,8 @@ def recent_sessions(db: TaskDB, now: float | None = None) -> dict[str, dict]:
             "turn_started": epoch,
             # No prompt id (an older hook): the turn's end cannot be matched; say waiting.
             "turn_running": bool(prompt_id) and not ended,
+            # Synced from another machine: its name (None: a session of this machine).
+            "machine": machine,
         }
     return found
 

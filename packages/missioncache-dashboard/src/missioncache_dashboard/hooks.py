@@ -17,6 +17,7 @@ from missioncache_state.ids import PromptId, SessionId, prompt_id_or_none, sessi
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 MAX_BODY = 5 * 1024 * 1024  # a PostToolUse body carries the file's new text
 MAX_NOTE = 1024 * 1024  # task-created: a task's name, with room to spare
+MAX_SESSION_END = 1024 * 1024  # a SessionEnd payload: ids, a path and a reason
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,12 @@ class Prompt:
 class TurnEnd:
     session_id: SessionId
     cwd: str | None
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    session_id: SessionId
+    at: float
 
 
 def parse_json(body: bytes) -> dict[str, Any] | None:
@@ -86,6 +93,15 @@ def heartbeat_event(payload: dict[str, Any]) -> Prompt | TurnEnd | None:
         return None
     prompt_id = prompt_id_or_none(payload.get("prompt_id"))
     return Prompt(session, prompt_id, prompt, is_synthetic(prompt), cwd, time.time())
+
+
+def session_end_event(payload: dict[str, Any]) -> SessionEnd | None:
+    """Claude Code's SessionEnd (``/exit``, the end of a ``-p`` run, ``/clear`` for the
+    session it leaves): the session no longer waits for anyone."""
+    session = session_id_or_none(payload.get("session_id"))
+    if session is None or payload.get("hook_event_name") != "SessionEnd":
+        return None
+    return SessionEnd(session, time.time())
 
 
 def record_heartbeat(event: Prompt) -> None:

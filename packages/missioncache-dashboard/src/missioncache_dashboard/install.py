@@ -35,11 +35,13 @@ _WRITTEN_KEYS = ("written_sha256", "backup", "had_file", "settings")
 BACKUP_SUFFIX = ".missioncache-dashboard"
 EDIT_TOOLS_MATCHER = "Edit|Write|MultiEdit|NotebookEdit"
 HOOK_TIMEOUT = 2  # seconds; the endpoints answer in milliseconds
-# (event, matcher or None, endpoint): edits, and the start and end of each turn.
+# (event, matcher or None, endpoint): edits, the start and end of each turn, and the end
+# of the session (its live row goes).
 WIRING = (
     ("PostToolUse", EDIT_TOOLS_MATCHER, "edit-count"),
     ("UserPromptSubmit", None, "heartbeat"),
     ("Stop", None, "heartbeat"),
+    ("SessionEnd", None, "session-end"),
 )
 
 __all__ = [

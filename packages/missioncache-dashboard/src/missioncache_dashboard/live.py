@@ -50,6 +50,8 @@ class Live:
         self.sessions: OrderedDict[str, LiveSession] = OrderedDict()
         self.version = 0
         self.tasks_version = 0
+        # session id -> when Claude Code said it ended; bounded like ``sessions``.
+        self.ended: OrderedDict[str, float] = OrderedDict()
         self._changed: asyncio.Event | None = None
 
     def session(self, session_id: str, cwd: str | None = None) -> LiveSession:
@@ -79,6 +81,7 @@ class Live:
         return True
 
     def record_prompt(self, session_id: str, prompt: str, cwd: str | None, at: float) -> None:
+        self.ended.pop(session_id, None)
         found = self.session(session_id, cwd)
         found.last_prompt = " ".join(prompt.split())[:PROMPT_CHARS]
         found.turn_started, found.turn_running = at, True
@@ -88,6 +91,21 @@ class Live:
         found = self.session(session_id, cwd)
         found.turn_running = False
         self.changed()
+
+    def record_session_end(self, session_id: str, at: float) -> None:
+        """The session ended: its row goes. A heartbeat from before ``at`` (tasks.db keeps
+        them for hours) does not bring it back; a later prompt (``--resume``) does."""
+        self.sessions.pop(session_id, None)
+        self.ended[session_id] = at
+        self.ended.move_to_end(session_id)
+        while len(self.ended) > MAX_SESSIONS:
+            self.ended.popitem(last=False)
+        self.changed()
+
+    def is_ended(self, session_id: str, turn_started: float | None) -> bool:
+        """Whether the session ended after its last prompt (``turn_started``)."""
+        at = self.ended.get(session_id)
+        return at is not None and (turn_started or 0) <= at
 
     def task_created(self) -> None:
         self.tasks_version += 1

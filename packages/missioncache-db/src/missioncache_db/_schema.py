@@ -311,6 +311,14 @@ def _migrate_v8(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+# Version 9 says which machine a heartbeat came from (the dashboard's live sessions name
+# another machine's session): NULL for this machine's own, else the name that machine
+# gives itself in its event log (``machine``), or its id when it gives none.
+def _migrate_v9(conn: sqlite3.Connection) -> None:
+    if "machine" not in _columns(conn, "heartbeats"):
+        conn.execute("ALTER TABLE heartbeats ADD COLUMN machine TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v1,
     _migrate_v2,
@@ -320,6 +328,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     _migrate_v6,
     _migrate_v7,
     _migrate_v8,
+    _migrate_v9,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

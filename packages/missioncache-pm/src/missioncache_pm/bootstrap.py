@@ -1,45 +1,49 @@
-"""Make the plugin's bundled libraries importable.
+"""Make the plugin's bundled libraries importable in a server that uvx installed.
 
-The plugin launches the server with ``uvx --from <plugin>/missioncache-pm``: uvx installs
-this package and ``mcp``, but MissionCache's own libraries (``missioncache_db`` and the
-packages it uses) travel inside the plugin as plain source under
-``<plugin>/lib/``, exactly as the hooks use them. In the development workspace
-they are installed and importable already, and then nothing is changed.
+uvx installs the ``pm``, ``dashboard`` and ``teamdb`` servers apart, each with its own
+third-party dependencies, but MissionCache's own libraries (``missioncache_db`` and the
+packages it uses) travel inside the plugin as plain source in ``<plugin>/lib/``, exactly
+as the hooks use them. The launcher passes where that is; in the development workspace
+the libraries are installed already and nothing changes.
+
+This file is the same, byte for byte, in each of the three server packages (they cannot
+import one another): harness/tests/test_one_bootstrap.py enforces it, and docs/layout.md
+("One bootstrap") says why.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Mapping
 
-# Set by the plugin's mcpServers entry; Claude Code also sets CLAUDE_PLUGIN_ROOT.
+# Where the launchers say the libraries are, first match wins: the folder itself, then
+# ``lib`` under the plugin root (ours, or the one Claude Code sets for the plugin).
+LIB_VARIABLE = "MISSIONCACHE_LIB"
 ROOT_VARIABLES = ("MISSIONCACHE_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT")
-BUNDLE_DIR = "lib"
+PROBE_PACKAGE = "missioncache_db"
 
 
-def bundled_library_dir(env: Mapping[str, str]) -> str | None:
-    """``<plugin root>/lib`` from the first root variable naming a directory
-    that holds it, else None."""
+def candidates(env: Mapping[str, str]) -> list[str]:
+    """The library folders the environment names, in the order they are tried."""
+    found = [env.get(LIB_VARIABLE, "")]
     for name in ROOT_VARIABLES:
         root = env.get(name, "")
-        if root and os.path.isabs(root):
-            candidate = os.path.join(root, BUNDLE_DIR)
-            if os.path.isdir(os.path.join(candidate, "missioncache_db")):
-                return candidate
-    return None
+        if root:
+            found.append(os.path.join(root, "lib"))
+    return [folder for folder in found if folder and os.path.isabs(folder)]
 
 
 def ensure_libraries(env: Mapping[str, str] | None = None) -> str | None:
-    """Put the bundled library dir on ``sys.path`` unless ``missioncache_db`` is already
-    importable; returns the directory added (None when nothing was added)."""
-    import importlib.util
-
-    if importlib.util.find_spec("missioncache_db") is not None:
+    """Put the bundled library folder on ``sys.path`` unless ``missioncache_db`` is
+    importable already; returns the folder added (None when nothing was added)."""
+    if importlib.util.find_spec(PROBE_PACKAGE) is not None:
         return None
-    found = bundled_library_dir(os.environ if env is None else env)
-    if found is not None and found not in sys.path:
-        sys.path.insert(0, found)
-        importlib.invalidate_caches()
-        return found
+    for folder in candidates(os.environ if env is None else env):
+        if os.path.isdir(os.path.join(folder, PROBE_PACKAGE)):
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+                importlib.invalidate_caches()
+            return folder
     return None

@@ -23,9 +23,10 @@ if __name__ == "__main__" and not __package__:  # run as a file from the install
     _PLUGIN = os.path.dirname(os.path.dirname(os.path.dirname(_HERE)))
     if sys.path and os.path.abspath(sys.path[0]) == _HERE:
         sys.path.pop(0)  # our module names must not shadow anything as top-level modules
-    _LIB = os.path.join(_PLUGIN, "lib")
-    if os.path.isdir(_LIB) and _LIB not in sys.path:
-        sys.path.insert(0, _LIB)
+    sys.path.insert(0, os.path.dirname(_HERE))
+    from missioncache_pm.bootstrap import ensure_libraries  # the servers' one way to lib
+
+    ensure_libraries({"MISSIONCACHE_PLUGIN_ROOT": _PLUGIN})
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

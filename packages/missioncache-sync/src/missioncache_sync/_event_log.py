@@ -70,6 +70,18 @@ def _is_epoch(value: object) -> bool:
     )
 
 
+def own_machine_name() -> str:
+    """What this machine calls itself (``sync setup --name``, else its host name): each
+    heartbeat carries it, so another machine's dashboard can say whose session it is."""
+    import socket
+
+    from missioncache_state.atomic import read_json_object
+    from missioncache_sync import paths
+
+    name = (read_json_object(paths.config_path()) or {}).get("name")
+    return name if isinstance(name, str) and name else socket.gethostname() or "another machine"
+
+
 def machine_id() -> str:
     """This machine's id (``<data root>/machine-id``), created once, random. It names the
     machine's log folder and is never synced: a copied data root must not make two
@@ -205,6 +217,7 @@ def _export_rows(conn: sqlite3.Connection) -> tuple[list[str], list[tuple[str, l
     for uid, epoch in conn.execute("SELECT uid, epoch FROM task_tombstones WHERE synced = 0"):
         lines.append(_line(type="deleted", id=os.urandom(16).hex(), at=epoch, task=uid))
         stones.append((uid,))
+    machine = own_machine_name()
     for row in conn.execute(
         "SELECT h.id, h.uid, t.uid, h.epoch, h.session_id, h.prompt_id, h.kind, h.context "
         "FROM heartbeats h JOIN tasks t ON t.id = h.task_id WHERE h.synced = 0"
@@ -216,7 +229,7 @@ def _export_rows(conn: sqlite3.Connection) -> tuple[list[str], list[tuple[str, l
         lines.append(
             _line(
                 type="heartbeat", id=uid, at=epoch, task=task, session=session, prompt=prompt,
-                kind=kind or "prompt", context=_parsed(context),
+                kind=kind or "prompt", context=_parsed(context), machine=machine,
             )
         )  # fmt: skip
     for row_id, uid, session, prompt, epoch, outcome, background in conn.execute(

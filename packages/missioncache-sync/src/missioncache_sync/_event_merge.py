@@ -23,7 +23,14 @@ from missioncache_db import (
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
-from missioncache_sync._event_log import CLOCK_SLACK, clock_words, is_uid, log_files, read_from
+from missioncache_sync._event_log import (
+    CLOCK_SLACK,
+    clock_words,
+    is_uid,
+    log_files,
+    machine_id,
+    read_from,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,10 +72,13 @@ def import_events(
         new_offsets = []
         bad = [0]
         now = time.time()
+        me = machine_id()
         for key, path in log_files(include_own):
             events, offset = read_from(path, 0 if include_own else offsets.get(key, 0), bad)
             machine = key.split("/", 1)[0]
+            source = None if machine == me else machine
             for event in events:
+                event[_SOURCE] = source
                 ahead = float(event["at"]) - now
                 if ahead > CLOCK_SLACK:
                     state.ahead[machine] = max(ahead, state.ahead.get(machine, 0.0))
@@ -277,8 +287,22 @@ def _import_deleted(state: _Import, event: dict) -> bool:
 
 _INSERT_HEARTBEAT = (
     "INSERT OR IGNORE INTO heartbeats(uid, task_id, timestamp, epoch, session_id, context, "
-    "prompt_id, kind, processed, synced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1)"
+    "prompt_id, kind, processed, synced, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 1, ?)"
 )
+_SOURCE = "\x00machine"  # set on each event read: the log's machine id, None for our own
+MACHINE_NAME_CHARS = 64
+
+
+def _machine(event: dict) -> str | None:
+    """Which machine a heartbeat came from, for a person: the name its log gives (shown
+    as text, so only printable and short), else the machine id's start."""
+    source = event.get(_SOURCE)
+    if not isinstance(source, str):
+        return None
+    name = event.get("machine")
+    if isinstance(name, str) and name.isprintable() and 0 < len(name.strip()) <= MACHINE_NAME_CHARS:
+        return name.strip()
+    return source[:8]
 
 
 def _import_heartbeat(state: _Import, event: dict) -> bool:
@@ -295,6 +319,7 @@ def _import_heartbeat(state: _Import, event: dict) -> bool:
             None if context is None else dumps(context, sort_keys=True),
             prompt_id_or_none(event.get("prompt")),
             "synthetic" if event.get("kind") == "synthetic" else None,
+            _machine(event),
         ),
     )  # fmt: skip
     if cursor.rowcount:

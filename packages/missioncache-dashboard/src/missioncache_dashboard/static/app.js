@@ -82,12 +82,18 @@ function renderSessions() {
   body.replaceChildren();
   document.getElementById("no-sessions").hidden = state.sessions.length > 0 || !state.loaded;
   const now = Date.now() / 1000;
+  // The machine column only when a session synced from another machine is listed.
+  const elsewhere = state.sessions.some((s) => s.machine);
+  document.getElementById("machine-col").hidden = !elsewhere;
   for (const s of state.sessions) {
     const running = s.turn_running;
+    const machine = el("td", { class: s.machine ? "machine" : "machine muted" }, s.machine || "this machine");
+    machine.hidden = !elsewhere;
     const task = s.task_id ? el("a", { href: `#/task/${s.task_id}` }, s.task) : el("span", { class: "muted" }, "no task");
     body.append(
       el("tr", { "data-session": s.session_id },
         el("td", { class: "num", title: s.session_id }, s.session_id.slice(0, 8)),
+        machine,
         el("td", {}, task),
         el("td", { class: running ? "state-running" : "state-waiting" }, running ? "turn running" : "waiting for you"),
         el("td", { class: "num turn" }, running && s.turn_started ? duration(now - s.turn_started) : ""),
