@@ -2,7 +2,7 @@
 """MissionCache benchmarks: what the hooks cost per prompt, and how the costs grow.
 
 Benchmarks, not tests: they report figures and whether each target was met; they never
-fail a build. Parts (``--parts``, comma-separated, default all):
+fail a build. Parts (``--parts``, comma-separated, default all but ``history``):
 
 - ``hooks``: each hook as Claude Code runs it, beside the interpreter floor (interleaved)
 - ``instructions``: instructions each hook executes (valgrind's callgrind), beside the floor
@@ -14,6 +14,9 @@ fail a build. Parts (``--parts``, comma-separated, default all):
 - ``statusline``: the status line command as Claude Code runs it, beside the floor
 - ``accuracy``: time invested vs the ground truth of a scripted week replayed through the
   hooks under libfaketime (new turn model and heartbeat-only model; docs/time.md)
+- ``history``: every read (reports, ``time``, the dashboard's task list, the hooks, the
+  status line) against ``--years N`` (default 3) of heavy use written through the
+  product's write path, and the bytes of tasks.db (docs/history.md)
 
 Results go to ``bench-results/bench-<time>.{json,md}`` (and ``latest.*``).
 
@@ -72,7 +75,11 @@ def _path_without_venv() -> str:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated parts")
+    parser.add_argument(  # history builds years of events: only when asked
+        "--parts",
+        default=",".join(p for p in PARTS if p != "history"),
+        help="comma-separated parts",
+    )
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller sizes")
     parser.add_argument("--runs", type=int, help="runs per hook figure (default 30, quick 10)")
     parser.add_argument("--python", help="interpreter for the hooks (default: python3 on PATH)")
@@ -88,6 +95,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         help="a built plugin tree (copied) whose hooks run in the same rounds, for paired ratios",
     )
+    parser.add_argument(
+        "--years", type=float, default=3.0, help="years of history for --parts history"
+    )
     args = parser.parse_args(argv)
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = [p for p in args.parts if p not in PARTS]
@@ -99,6 +109,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    PARTS["history"].YEARS = args.years
     python = os.path.realpath(args.python or default_python())
     machine = machine_info(python)
     print(f"Machine: {report.machine_line(machine)}", flush=True)

@@ -11,6 +11,7 @@ from bench import (
     bigfiles,
     contention,
     heartbeats,
+    history,
     hooks,
     instructions,
     sessionstart,
@@ -28,4 +29,5 @@ PARTS = {
     "bigfiles": bigfiles,
     "statusline": statusline,
     "accuracy": accuracy,
+    "history": history,
 }
