@@ -125,7 +125,10 @@ def _fork_note(task: Task, lead: str, keys: dict[int, str]) -> str:
 
 
 def cmd_time(args: argparse.Namespace) -> int:
+    import time
+
     from missioncache_cli.cli_sync import refresh
+    from missioncache_cost import day_pricing
 
     refresh()  # with sync set up: the other machines' time too (docs/sync.md)
     with TaskDB(busy_timeout=CLI_BUSY_TIMEOUT) as db:
@@ -134,6 +137,10 @@ def cmd_time(args: argparse.Namespace) -> int:
             process_pending(db)  # report current totals when the lock allows
         except sqlite3.OperationalError:
             pass
+        from missioncache_time import refresh_days, window_tokens
+
+        pricing = day_pricing()
+        refresh_days(db.conn, pricing=pricing)  # the day summaries the figures are read from
         split = time_split(db, task.id, args.period)
         forks = [
             (
@@ -143,7 +150,10 @@ def cmd_time(args: argparse.Namespace) -> int:
             )
             for fork in db.forks_of(task.id)
         ]
-        tokens = task_tokens(db.conn, task.id, period_start(args.period))
+        since = period_start(args.period)
+        tokens = window_tokens(db.conn, task.id, since, pricing, time.time())
+        if tokens is None:  # no usable day summaries: from every message
+            tokens = task_tokens(db.conn, task.id, since)
         from missioncache_cli.cli_invoice import billable_line
 
         billable = billable_line(db, task, args.period)

@@ -14,6 +14,8 @@ from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
+    from missioncache_cost._day_pricing import DayPricing as DayPricing
+    from missioncache_cost._day_pricing import day_pricing as day_pricing
     from missioncache_cost._prices import PRICES_DATE as PRICES_DATE
     from missioncache_cost._prices import PriceTable as PriceTable
     from missioncache_cost._prices import load_prices as load_prices
@@ -29,6 +31,8 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_cost._tokens import task_tokens as task_tokens
 
 _EXPORTS = {
+    "DayPricing": "_day_pricing",
+    "day_pricing": "_day_pricing",
     "Tokens": "_tokens",
     "cost_part": "_tokens",
     "format_cost": "_tokens",

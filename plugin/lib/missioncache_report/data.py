@@ -108,6 +108,12 @@ def collect(
     Tasks with no time in the period are left out unless named."""
     now = time.time() if now is None else now
     since = period_start(period, now)
+    from missioncache_cost import day_pricing
+    from missioncache_time import refresh_days
+
+    refresh_days(
+        db.conn, now, pricing=day_pricing()
+    )  # the day summaries every row below is read from
     report = Report(
         period=period,
         start=_day(since) if since is not None else None,
@@ -164,15 +170,17 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
     row.waiting = found.waiting
     family = [task.id, *(fork.id for fork in db.forks_of(task.id))]
+    from missioncache_report.sealed import sealed_rows
+
+    live, days, sealed_sessions, whole = sealed_rows(db, task.id, row.name, since, now)
     sessions: dict = {}
     active: set = set()
     for member in family:  # a parent's time includes its forks': so do its days
-        for day, count in _sessions_per_day(db, member, since).items():
+        for day, count in _sessions_per_day(db, member, live).items():
             sessions[day] = sessions.get(day, 0) + count
-        active |= _active_days(db, member, since, now)
-    row.sessions = sum(sessions.values())
-    usage = _usage_per_day(db, family, since)  # a parent's cost holds its forks'
-    days = []
+        active |= _active_days(db, member, live, now)
+    row.sessions = sum(sessions.values()) + sealed_sessions
+    usage = _usage_per_day(db, family, live)  # a parent's cost holds its forks'
     candidates = sorted(active | set(sessions) | set(usage))
     for day, split in zip(candidates, _day_splits(db, task.id, candidates, now)):
         if split.total or day in sessions or day in usage:
@@ -187,9 +195,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
                 days[-1].tokens = dict.fromkeys(("input", "output", "cache_write", "cache_read"), 0)
                 days[-1].cost_usd = 0.0
     _add_rounding(days, found)
-    from missioncache_cost import Tokens
-
-    whole = Tokens()  # the days' sums: every message lies in exactly one day
+    # whole: the sealed days' sums; every message lies in exactly one day
     for day_tokens in usage.values():
         whole.merge(day_tokens)
     row.tokens, row.cost_usd = whole.as_json(), whole.cost
@@ -229,10 +235,11 @@ def _add_rounding(days: list[DayRow], found: TimeSplit) -> None:
 def last_activity(db: TaskDB, task: Task, family: list | None = None) -> str | None:
     """Local ``YYYY-MM-DD HH:MM`` of the task's newest prompt (whatever the period; a
     parent's forks' prompts count too), else its ``last_worked_on`` stamp."""
-    ids = family or [task.id]
-    marks = ",".join("?" * len(ids))
-    row = db.conn.execute(f"SELECT MAX(epoch) FROM heartbeats WHERE task_id IN ({marks})", ids)
-    newest = row.fetchone()[0]
+    newest = None
+    for member in family or [task.id]:  # one indexed look-up each, whatever the history
+        row = db.conn.execute("SELECT MAX(epoch) FROM heartbeats WHERE task_id = ?", (member,))
+        found = row.fetchone()[0]
+        newest = found if newest is None or (found is not None and found > newest) else newest
     if newest is not None:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(newest))
     last = task.last_worked_on
@@ -243,9 +250,9 @@ def _sessions_per_day(db: TaskDB, task_id: int, since: float | None) -> dict:
     """Work sessions (runs of prompts within the idle timeout) by the day they started."""
     sql = "SELECT start_epoch FROM sessions WHERE task_id = ? AND start_epoch IS NOT NULL"
     params: tuple = (task_id,)
-    if since is not None:
-        sql += " AND start_epoch >= ?"
-        params += (since,)
+    if since is not None:  # end_epoch: the indexed column, and a session ends after it starts
+        sql += " AND start_epoch >= ? AND end_epoch >= ?"
+        params += (since, since)
     counts: dict = {}
     for (start,) in db.conn.execute(sql, params):
         counts[_day(start)] = counts.get(_day(start), 0) + 1

@@ -104,6 +104,12 @@ def import_events(
         unbind_task(task_id)
     if report is not None:
         report.extend(_told(state))
+    if state.count:
+        from missioncache_cost import day_pricing
+        from missioncache_time import refresh_days
+
+        # the days the imported events touched
+        refresh_days(conn, existing=True, pricing=day_pricing())
     return state.count
 
 

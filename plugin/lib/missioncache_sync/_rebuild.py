@@ -85,6 +85,12 @@ def rebuild(busy_timeout: float = 10.0) -> Rebuilt:
         report: list[str] = []
         imported = import_events(conn, include_own=True, keep_ids=ids, report=report)
         process_pending(db)
+        from missioncache_cost import day_pricing
+        from missioncache_time import rebuild_days
+
+        rebuild_days(
+            conn, day_pricing()
+        )  # the day summaries, exactly from the events just imported
         tasks = int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:

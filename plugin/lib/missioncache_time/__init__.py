@@ -15,12 +15,16 @@ from missioncache_state import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
+    from missioncache_time._daily import sealed_days as sealed_days
+    from missioncache_time._daily import window_tokens as window_tokens
     from missioncache_time._heartbeat_auto import arm_hard_wall as arm_hard_wall
     from missioncache_time._heartbeat_auto import heartbeat_auto as heartbeat_auto
     from missioncache_time._heartbeats import new_heartbeat as new_heartbeat
     from missioncache_time._heartbeats import record_heartbeat as record_heartbeat
     from missioncache_time._heartbeats import record_heartbeat_auto as record_heartbeat_auto
     from missioncache_time._heartbeats import spool_turn_end as spool_turn_end
+    from missioncache_time._rollup import rebuild_days as rebuild_days
+    from missioncache_time._rollup import refresh_days as refresh_days
     from missioncache_time._sessions import PERIODS as PERIODS
     from missioncache_time._sessions import day_splits as day_splits
     from missioncache_time._sessions import period_start as period_start
@@ -67,6 +71,10 @@ _EXPORTS = {
     "valid_usage": "_token_rows",
     "valid_wait": "_token_rows",
     "heartbeat_auto": "_heartbeat_auto",
+    "sealed_days": "_daily",
+    "window_tokens": "_daily",
+    "rebuild_days": "_rollup",
+    "refresh_days": "_rollup",
 }
 
 __all__ = sorted(_EXPORTS)

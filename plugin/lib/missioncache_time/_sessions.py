@@ -179,6 +179,11 @@ def split_of(
     from missioncache_db import family_ids
 
     family = family_ids(conn, task_id)
+    from missioncache_time._daily import window_split
+
+    cached = window_split(conn, task_id, family, since, idle, float(tail), now)
+    if cached is not None:  # sealed days from their summaries (docs/time.md)
+        return cached
     if len(family) > 1:  # a parent with forks: the union of the family's time
         waits = summary.waiting_seconds(conn, family, since, now)
         return family_split(conn, family, since, idle, float(tail), now).less_waiting(waits)

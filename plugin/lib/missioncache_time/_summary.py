@@ -276,6 +276,9 @@ def _store(
     )
 
 
+WAIT_LIMIT = 2 * 86400  # seconds: the longest wait assumed, as the longest turn
+
+
 def waiting_seconds(
     conn: sqlite3.Connection, task_ids: list[int], since: float | None, until: float
 ) -> float:
@@ -285,10 +288,10 @@ def waiting_seconds(
     or machines) rate-limited in the same minute wait one minute, not two."""
     low = -math.inf if since is None else since
     marks = ",".join("?" * len(task_ids))
-    rows = conn.execute(
+    rows = conn.execute(  # a wait is assumed to last less than WAIT_LIMIT
         f"SELECT epoch, epoch + seconds FROM waits WHERE task_id IN ({marks}) AND epoch < ?"
-        " ORDER BY epoch",
-        (*task_ids, until),
+        " AND epoch >= ? ORDER BY epoch",
+        (*task_ids, until, low - WAIT_LIMIT),
     ).fetchall()
     total, reached = 0.0, low
     for start, end in rows:

@@ -39,12 +39,17 @@ def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
     }
 
 
-def _cost(db: TaskDB, task: Task) -> float | None:
+def _cost(db: TaskDB, task: Task, now: float) -> float | None:
     """All-time dollars of the task's messages, a parent's with its forks' (a message
-    belongs to one task, docs/forks.md); None when a model has no known price."""
-    from missioncache_cost import task_tokens
+    belongs to one task, docs/forks.md); None when a model has no known price. Read
+    through the day summaries when they can be used: a live update reads no old message."""
+    from missioncache_cost import day_pricing, task_tokens
+    from missioncache_time import window_tokens
 
-    return task_tokens(db.conn, task.id).cost
+    tokens = window_tokens(db.conn, task.id, None, day_pricing(), now)
+    if tokens is None:
+        tokens = task_tokens(db.conn, task.id)
+    return tokens.cost  # type: ignore[no-any-return]
 
 
 def task_summary(db: TaskDB, task: Task, now: float) -> dict:
@@ -60,7 +65,7 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
         "status": task.status,
         "parent_id": task.parent_id,
         "fork_of": task.fork_of,
-        "cost": _cost(db, task),
+        "cost": _cost(db, task, now),
         "jira_key": task.jira_key,
         "done": done,
         "total": total,
@@ -84,6 +89,11 @@ def _billing(db: TaskDB, task: Task, now: float) -> dict | None:
 def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
     """Every task, each parent before its forks and subtasks, each group newest work first."""
     now = time.time() if now is None else now
+    from missioncache_cost import day_pricing
+    from missioncache_time import refresh_days
+
+    # the day summaries; nothing to do on most live updates
+    refresh_days(db.conn, now, pricing=day_pricing())
     rows = [task_summary(db, task, now) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
@@ -223,6 +233,10 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
     if task is None:
         return None
     now = time.time() if now is None else now
+    from missioncache_cost import day_pricing
+    from missioncache_time import refresh_days
+
+    refresh_days(db.conn, now, pricing=day_pricing())
     context = _read_text(task.context_path)
     detail = task_summary(db, task, now)
     detail.update(
