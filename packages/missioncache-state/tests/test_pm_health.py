@@ -85,6 +85,21 @@ def test_a_start_that_failed_in_an_earlier_session_is_reported(mc_roots, dead_pi
     assert pm_health.health(me).state == "up"  # this process's own record wins
 
 
+def test_a_young_process_does_not_take_an_earlier_start_for_a_failure(mc_roots, dead_pid):
+    """A start cut short when its Claude Code ended (print mode) leaves a "starting"
+    record with no launcher: a new process that has not launched its own server yet must
+    not call that a failure (a false alarm at every quick session's next start)."""
+    pm_health.write_record(
+        dead_pid, {"state": "starting", "launcher_pid": dead_pid, "started": time.time() - 5}
+    )
+    young = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert pm_health.health(young.pid).state == "unknown"
+    finally:
+        young.kill()
+        young.wait()
+
+
 def test_an_old_earlier_failure_is_forgotten(mc_roots, dead_pid):
     old = time.time() - pm_health.EARLIER_FAILURE_SECONDS - 1
     pm_health.write_record(
