@@ -30,10 +30,6 @@ BEAT_SECONDS = 15.0
 STALE_SECONDS = 75.0  # five missed beats: the server's loop is stuck
 EARLIER_FAILURE_SECONDS = 24 * 3600  # a failed start Claude Code may still be skipping
 SETTLED_SECONDS = 20.0  # a Claude Code process this old has launched its servers
-# Claude Code caches a failed start and does not launch the server again for 15 minutes
-# (its /mcp says "recent failure cached; retries automatically in 15 min", measured on
-# 2.1.332): within that window a new process will certainly not start one.
-CACHED_FAILURE_SECONDS = 15 * 60
 PID_VARIABLE = "MISSIONCACHE_PM_CLAUDE_PID"  # the launcher tells the server whose it is
 TOLD_KIND = "pm-down-told"  # <state>/pm-down-told/<session-id>.json
 # Processes between Claude Code and us: the hook's /bin/sh, the Bash tool's shell, python.
@@ -214,10 +210,12 @@ def health(pid: int | None = None, now: float | None = None) -> Health:
     record = read_record(pid)
     if record is not None:
         return judge(record, now)
-    cached = earlier_failure(now, CACHED_FAILURE_SECONDS)
-    if cached.down:
-        return cached
-    age = running_for(pid)  # young: its launcher may simply not have run yet
+    # Young: its launcher may simply not have run yet. An earlier process's "starting"
+    # record is no proof yet either: a start cut short because its Claude Code ended (a
+    # print-mode turn, a quick /exit) leaves the same record as a failed one. Claude Code
+    # caches a real failure and skips the server for 15 minutes (2.1.332), so a settled
+    # process without a record of its own is when an earlier failure is told.
+    age = running_for(pid)
     return earlier_failure(now) if age is not None and age > SETTLED_SECONDS else UNKNOWN
 
 
