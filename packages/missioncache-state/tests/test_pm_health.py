@@ -85,16 +85,18 @@ def test_a_start_that_failed_in_an_earlier_session_is_reported(mc_roots, dead_pi
     assert pm_health.health(me).state == "up"  # this process's own record wins
 
 
-def test_a_young_process_does_not_take_an_earlier_start_for_a_failure(mc_roots, dead_pid):
+def test_a_young_process_tells_only_a_start_the_cache_could_not_serve(mc_roots, dead_pid):
     """A start cut short when its Claude Code ended (print mode) leaves a "starting"
-    record with no launcher: a new process that has not launched its own server yet must
-    not call that a failure (a false alarm at every quick session's next start)."""
-    pm_health.write_record(
-        dead_pid, {"state": "starting", "launcher_pid": dead_pid, "started": time.time() - 5}
-    )
+    record with no launcher, like a failed one: a new process that has not launched its own
+    server yet tells only the start whose launcher found no server in uv's cache."""
+    record = {"state": "starting", "launcher_pid": dead_pid, "started": time.time() - 5}
+    pm_health.write_record(dead_pid, record)
     young = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        assert pm_health.health(young.pid).state == "unknown"
+        assert pm_health.health(young.pid).state == "unknown"  # cut short: not a failure
+        pm_health.write_record(dead_pid, {**record, "cached": False})
+        found = pm_health.health(young.pid)
+        assert found.down and "earlier session" in found.reason
     finally:
         young.kill()
         young.wait()

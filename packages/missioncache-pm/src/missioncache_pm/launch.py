@@ -69,10 +69,28 @@ def cache_can_start(env: dict) -> bool:
     return done.returncode == 0
 
 
+def note_no_cache(env: dict) -> None:
+    """Add to the record that uv's cache holds no server: a start that then ends without
+    ``ready`` failed (offline, no SDK), while one cut short by its Claude Code ending is
+    told apart only this way (``pm_health.earlier_failure``). Never fails."""
+    try:
+        from missioncache_state.pm_health import read_record, write_record
+
+        claude = int(env["MISSIONCACHE_PM_CLAUDE_PID"])
+        record = read_record(claude)
+        if record is not None and record.get("state") == "starting":
+            write_record(claude, {**record, "cached": False})
+    except Exception:
+        pass
+
+
 def main() -> None:
     env = dict(os.environ)
     record_start(env)
-    command = uvx_command(cache_can_start(env))
+    offline = cache_can_start(env)
+    if not offline:
+        note_no_cache(env)
+    command = uvx_command(offline)
     try:
         os.execvpe(command[0], command, env)
     except OSError as error:

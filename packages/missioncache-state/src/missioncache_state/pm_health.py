@@ -30,6 +30,10 @@ BEAT_SECONDS = 15.0
 STALE_SECONDS = 75.0  # five missed beats: the server's loop is stuck
 EARLIER_FAILURE_SECONDS = 24 * 3600  # a failed start Claude Code may still be skipping
 SETTLED_SECONDS = 20.0  # a Claude Code process this old has launched its servers
+# Claude Code caches a failed start and does not launch the server again for 15 minutes
+# (its /mcp says "recent failure cached; retries automatically in 15 min", measured on
+# 2.1.332): within that window a new process will certainly not start one.
+CACHED_FAILURE_SECONDS = 15 * 60
 PID_VARIABLE = "MISSIONCACHE_PM_CLAUDE_PID"  # the launcher tells the server whose it is
 TOLD_KIND = "pm-down-told"  # <state>/pm-down-told/<session-id>.json
 # Processes between Claude Code and us: the hook's /bin/sh, the Bash tool's shell, python.
@@ -176,10 +180,15 @@ def running_for(pid: int) -> float | None:
         return None
 
 
-def earlier_failure(now: float, within: float = EARLIER_FAILURE_SECONDS) -> Health:
+def earlier_failure(
+    now: float, within: float = EARLIER_FAILURE_SECONDS, proven_only: bool = False
+) -> Health:
     """A start that failed in another, finished Claude Code process less than ``within``
     seconds ago. Claude Code caches such a failure and does not even start the server for
-    a while, so no record of this process will ever appear."""
+    a while, so no record of this process will ever appear. ``proven_only``: count only a
+    start whose launcher found no server in uv's cache (``"cached": false``): a start cut
+    short because its Claude Code ended (a print-mode turn, a quick /exit) leaves the same
+    ``starting`` record as a failed one, and only the missing cache tells them apart early."""
     try:
         names = os.listdir(records_dir())
     except OSError:
@@ -194,6 +203,7 @@ def earlier_failure(now: float, within: float = EARLIER_FAILURE_SECONDS) -> Heal
             and record.get("state") == "starting"
             and not alive(record.get("launcher_pid"))
             and now - _number(record.get("started")) < within
+            and (not proven_only or record.get("cached") is False)
         ):
             return Health("down", "failed to start in an earlier session", f"earlier:{stem}")
     return UNKNOWN
@@ -210,13 +220,12 @@ def health(pid: int | None = None, now: float | None = None) -> Health:
     record = read_record(pid)
     if record is not None:
         return judge(record, now)
-    # Young: its launcher may simply not have run yet. An earlier process's "starting"
-    # record is no proof yet either: a start cut short because its Claude Code ended (a
-    # print-mode turn, a quick /exit) leaves the same record as a failed one. Claude Code
-    # caches a real failure and skips the server for 15 minutes (2.1.332), so a settled
-    # process without a record of its own is when an earlier failure is told.
-    age = running_for(pid)
-    return earlier_failure(now) if age is not None and age > SETTLED_SECONDS else UNKNOWN
+    age = running_for(pid)  # young: its launcher may simply not have run yet
+    settled = age is not None and age > SETTLED_SECONDS
+    cached = earlier_failure(now, CACHED_FAILURE_SECONDS, proven_only=not settled)
+    if cached.down:
+        return cached
+    return earlier_failure(now) if settled else UNKNOWN
 
 
 def first_telling(session_id: Any, found: Health) -> bool:
