@@ -33,11 +33,10 @@ STATE_KIND = "usage"
 PER_LINE = 150  # messages per spool line: a line stays far below spool.MAX_LINE
 MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the next one
 # Claude Code may run Stop before it has written the turn to the transcript (seen on
-# 2.1.328 for a resumed session: the file still ended where the last Stop stopped, and on a
-# loaded machine a forked session's first turn came more than 1 s late). A read that found
-# no message of the turn's own prompt is tried again for up to 3 s, well inside Stop's 10 s;
-# a turn once read never waits again (SEEN_PROMPTS).
-CATCH_UP_TRIES = 60
+# 2.1.328 for a resumed session: the file still ended where the last Stop stopped). A read
+# that found no message of the turn's own prompt is tried again, a few times, well inside
+# Stop's 10 s.
+CATCH_UP_TRIES = 20
 CATCH_UP_DELAY = 0.05  # seconds
 SEEN_PROMPTS = 8  # turns remembered as read: a later Stop for one of them never waits
 
