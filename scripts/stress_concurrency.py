@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 # Tests whose processes race each other over the spool, the lock and the files.
 TESTS = [
     "packages/missioncache-time/tests/test_concurrency.py",
-    "packages/missioncache-time/tests/test_spool_quarantine.py",
+    "packages/missioncache-spool/tests/test_spool_quarantine.py",
     "harness/tests/reliability/test_concurrency.py",
 ]
 

@@ -100,3 +100,18 @@ def test_the_ci_script_parses():
         ["bash", "-n", str(ROOT / ".ci" / "run")], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_stress_stage_names_test_files_that_exist():
+    """A test file moved to another package left the stress stage running no test at all
+    (pytest's exit 5), which failed CI."""
+    import ast
+
+    tree = ast.parse((ROOT / "scripts" / "stress_concurrency.py").read_text(encoding="utf-8"))
+    (listed,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "TESTS"
+    ]
+    paths = [element.value for element in listed.elts]  # type: ignore[attr-defined]
+    assert paths and [p for p in paths if not (ROOT / p).is_file()] == []
