@@ -54,10 +54,12 @@ class ReverseLineReader:
         self.bytes_read = 0
 
     def __iter__(self) -> Iterator[bytes]:
-        from ._open import open_transcript
+        from missioncache_state.files import open_regular
 
         try:
-            handle = open_transcript(self.path)  # a FIFO or device is refused, never waited on
+            handle = os.fdopen(
+                open_regular(self.path), "rb"
+            )  # a FIFO or device is refused, never waited on
         except (OSError, ValueError, TypeError):
             self.missing = True
             return

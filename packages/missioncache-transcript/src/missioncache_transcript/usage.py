@@ -218,10 +218,10 @@ def read_usage(
     line (at most ``max_bytes`` read). ``prompt_id`` is the turn the last read ended in. A
     file now shorter than ``offset`` was replaced: it is read again from the start
     (``restarted``). A missing or unreadable file reads as nothing, offset unchanged."""
-    from ._open import open_transcript
+    from missioncache_state.files import open_regular
 
     try:
-        handle = open_transcript(path)  # a FIFO or device is refused, never waited on
+        handle = os.fdopen(open_regular(path), "rb")  # a FIFO or device is refused, never waited on
     except (OSError, ValueError, TypeError):
         return UsageRead([], offset, prompt_id, False)
     try:
