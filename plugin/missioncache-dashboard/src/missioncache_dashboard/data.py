@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from missioncache_time import time_split
 
 if TYPE_CHECKING:
+    from missioncache_cost import DayPricing
     from missioncache_db import Task, TaskDB
 
 PERIODS = ("today", "week", "all")
@@ -39,20 +40,20 @@ def _split(db: TaskDB, task: Task, period: str, now: float) -> dict:
     }
 
 
-def _cost(db: TaskDB, task: Task, now: float) -> float | None:
+def _cost(db: TaskDB, task: Task, now: float, pricing: DayPricing) -> float | None:
     """All-time dollars of the task's messages, a parent's with its forks' (a message
     belongs to one task, docs/forks.md); None when a model has no known price. Read
     through the day summaries when they can be used: a live update reads no old message."""
-    from missioncache_cost import day_pricing, task_tokens
+    from missioncache_cost import task_tokens
     from missioncache_time import window_tokens
 
-    tokens = window_tokens(db.conn, task.id, None, day_pricing(), now)
+    tokens = window_tokens(db.conn, task.id, None, pricing, now)
     if tokens is None:
         tokens = task_tokens(db.conn, task.id)
     return tokens.cost  # type: ignore[no-any-return]
 
 
-def task_summary(db: TaskDB, task: Task, now: float) -> dict:
+def task_summary(db: TaskDB, task: Task, now: float, pricing: DayPricing) -> dict:
     """One row of the task list: status, progress, time per period (a parent's the union
     with its forks'), cost, last worked; ``fork_of`` names the task a fork branched from."""
     from missioncache_report.data import last_activity, progress, shown_name
@@ -65,7 +66,7 @@ def task_summary(db: TaskDB, task: Task, now: float) -> dict:
         "status": task.status,
         "parent_id": task.parent_id,
         "fork_of": task.fork_of,
-        "cost": _cost(db, task, now),
+        "cost": _cost(db, task, now, pricing),
         "jira_key": task.jira_key,
         "done": done,
         "total": total,
@@ -93,8 +94,9 @@ def task_list(db: TaskDB, now: float | None = None) -> list[dict]:
     from missioncache_time import refresh_days
 
     # the day summaries; nothing to do on most live updates
-    refresh_days(db.conn, now, pricing=day_pricing())
-    rows = [task_summary(db, task, now) for task in db.list_tasks()]
+    pricing = day_pricing()  # the price table read once per list, not once per task
+    refresh_days(db.conn, now, pricing=pricing)
+    rows = [task_summary(db, task, now, pricing) for task in db.list_tasks()]
     by_parent: dict[Any, list[dict]] = {}
     ids = {row["id"] for row in rows}
     for row in rows:
@@ -236,9 +238,10 @@ def task_detail(db: TaskDB, task_id: int, now: float | None = None) -> dict | No
     from missioncache_cost import day_pricing
     from missioncache_time import refresh_days
 
-    refresh_days(db.conn, now, pricing=day_pricing())
+    pricing = day_pricing()
+    refresh_days(db.conn, now, pricing=pricing)
     context = _read_text(task.context_path)
-    detail = task_summary(db, task, now)
+    detail = task_summary(db, task, now, pricing)
     detail.update(
         context_file=os.path.basename(task.context_path),
         context_html=render(context) if context is not None else None,
