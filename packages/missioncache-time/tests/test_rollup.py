@@ -257,12 +257,13 @@ def test_a_fold_of_recent_events_leaves_the_summaries_in_use(mc_roots, tmp_path)
             with db.conn:
                 insert_usage(db.conn, [{"rows": [("s1", *row)]}])
             process_pending(db, now=epoch + 300)
-        assert db.conn.execute("SELECT count(*) FROM usage WHERE task_id IS NULL").fetchone() == (0,)
+        unassigned = db.conn.execute("SELECT count(*) FROM usage WHERE task_id IS NULL")
+        assert unassigned.fetchone() == (0,)
         assert db.conn.execute("SELECT count(*) FROM rollup_dirty").fetchone() == (0,)
         idle, tail = read_config(db.conn)
         assert rollup.sealed_at(db.conn, idle, float(tail), now + DAY) is not None
         # A row of a sealed day given another task still marks it.
-        old = [f"m-old", "claude-sonnet-4-5", None, None, None, float(BASE), 10, 5, 0, 0, 30]
+        old = ["m-old", "claude-sonnet-4-5", None, None, None, float(BASE), 10, 5, 0, 0, 30]
         with db.conn:
             insert_usage(db.conn, [{"rows": [("s9", *old)]}])
             db.conn.execute("UPDATE usage SET task_id = ? WHERE message_key = 'm-old'", (task.id,))
