@@ -192,6 +192,15 @@ def count(batch: dict[str, list]) -> int:
     return sum(len(events) for events in batch.values())
 
 
+def waiting(conn: sqlite3.Connection, settings: dict[str, Any]) -> int:
+    """How many events wait to be pushed (what ``team status`` and the dashboard say)."""
+    sent = Sent()
+    try:
+        return count(pending(conn, settings, sent))
+    finally:
+        sent.close()
+
+
 def open_tasks_db() -> Any:
     """tasks.db (``TaskDB``) with the spooled heartbeats folded in, or None when MissionCache
     is not set up here."""
