@@ -13,11 +13,14 @@ summary, a transcript, a path, a repository or its URL:
 - a turn's end: its session, its prompt id, its epoch, and whether background work was
   still running (-1: a failure that may have left an agent running);
 - a message: its session, its turn's prompt id, its epoch, its task's uid, its model and
-  speed, its five token counts and its cost in USD as computed here (None: no price).
+  speed, its five token counts and its cost in USD as computed here (None: no price);
+- a wait (a retry back-off or a usage limit Claude Code waited out, docs/time.md): its
+  session, its task's uid, when it began and how many seconds it lasted.
 
 An event's id is stable (a heartbeat's and a turn end's own uid, a hash of a message's
-key, a hash of a task's sent fields), so sending one twice stores it once. The ids the
-server has stored are kept in ``team/sent.sqlite``; only the others are sent.
+key or of a wait's session and start, a hash of a task's sent fields), so sending one
+twice stores it once. The ids the server has stored are kept in ``team/sent.sqlite``;
+only the others are sent.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
 
     from missioncache_state.sqlite import sqlite3
 
-KINDS = ("task", "start", "end", "message")
+KINDS = ("task", "start", "end", "message", "wait")
 
 
 def _hash(*parts: object) -> str:
@@ -96,6 +99,20 @@ _MESSAGES = (
 )
 
 
+_WAITS = (
+    "SELECT w.session_id, w.epoch, w.seconds, t.uid FROM waits w JOIN tasks t"
+    " ON t.id = w.task_id WHERE t.uid IS NOT NULL AND w.seconds > 0"
+)
+
+
+def _waits(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return [
+        {"id": _hash("wait", session, epoch), "task": task, "session": session,
+         "epoch": float(epoch), "seconds": float(seconds)}
+        for session, epoch, seconds, task in conn.execute(_WAITS)
+    ]  # fmt: skip
+
+
 def _starts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
     events = []
     for uid, rowid, task, session, prompt, epoch, kind in conn.execute(_STARTS):
@@ -140,6 +157,7 @@ def all_events(conn: sqlite3.Connection, settings: dict[str, Any]) -> dict[str, 
         "start": _starts(conn),
         "end": _ends(conn),
         "message": _messages(conn),
+        "wait": _waits(conn),
     }
 
 

@@ -273,7 +273,8 @@ function teamCost(f) {
 }
 
 function teamTime(f) {
-  return `${duration(f.seconds)} (${duration(f.claude_seconds)} / ${duration(f.you_seconds)})`;
+  const waiting = f.waiting_seconds ? `, waiting ${duration(f.waiting_seconds)}` : "";
+  return `${duration(f.seconds)} (${duration(f.claude_seconds)} / ${duration(f.you_seconds)})${waiting}`;
 }
 
 function teamStatus(status) {
