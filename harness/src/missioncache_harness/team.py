@@ -7,7 +7,8 @@ tasks.db (``worklog``) with the tokens its messages used (``record_messages``).
 
 - ``Laptop``: ``cli(...)`` runs ``missioncache ...`` there; ``db`` is its tasks.db;
   ``task(name)`` creates a task and returns its id.
-- ``record_messages``: usage rows (one per message) as the Stop hook records them.
+- ``record_messages``: usage rows (one per message) as the Stop hook records them;
+  ``record_waits``: its waits (retry back-offs).
 - ``count_rows``: rows of a table as the owner sees them (every person's).
 - ``make_team``: the owner's ``--init``, two members, three laptops set up (``Team``).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from missioncache_harness.workspace import McEnv, make_env
 
-TEAM_TABLES = ("tasks", "turn_starts", "turn_ends", "messages")
+TEAM_TABLES = ("tasks", "turn_starts", "turn_ends", "messages", "waits")
 
 
 @dataclass
@@ -88,6 +89,15 @@ def record_messages(
                 (session_id, uuid.uuid4().hex, epoch, model, *counts, task_id)
                 for epoch, model, counts in messages
             ],
+        )
+
+
+def record_waits(db: Path, task_id: int, session_id: str, waits: list[tuple[float, float]]) -> None:
+    """Waits (retry back-offs) as the Stop hook records them: each ``(epoch, seconds)``."""
+    with sqlite3.connect(db) as conn:
+        conn.executemany(
+            "INSERT INTO waits(session_id, epoch, seconds, task_id) VALUES (?, ?, ?, ?)",
+            [(session_id, epoch, seconds, task_id) for epoch, seconds in waits],
         )
 
 
