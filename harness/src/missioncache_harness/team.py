@@ -124,6 +124,19 @@ class Team:
     alice2: Laptop
     bob: Laptop
 
+    def push_all(self) -> None:
+        """Every member's laptop pushes what it has."""
+        for machine in (self.alice, self.alice2, self.bob):
+            machine.ok("team", "push")
+
+    def report(self, by: str, period: str = "month") -> dict:
+        """``team report --by BY --format json`` as bob reads it."""
+        import json
+
+        return json.loads(
+            self.bob.ok("team", "report", "--period", period, "--by", by, "--format", "json")
+        )
+
 
 def make_team(cluster: object, root: Path) -> Team:
     """``team setup --init`` as the owner, ``add-member`` alice and bob, each laptop set up."""

@@ -23,14 +23,7 @@ def _work(team: Team, base: float) -> None:
     record_waits(team.alice2.db, a2, "s-a2", [(base + 120, 30)])
     b = team.bob.task("checkout-v2")
     record_work(team.bob.db, b, base, [(1200, 0)], session_id="s-b")
-    for laptop in (team.alice, team.alice2, team.bob):
-        laptop.ok("team", "push")
-
-
-def _report(team: Team, by: str) -> dict:
-    return json.loads(
-        team.bob.ok("team", "report", "--period", "month", "--by", by, "--format", "json")
-    )
+    team.push_all()
 
 
 def test_a_known_wait_comes_out_of_the_team_time_to_the_second(team: Team) -> None:
@@ -38,16 +31,16 @@ def test_a_known_wait_comes_out_of_the_team_time_to_the_second(team: Team) -> No
     psql = team.cluster.psql  # type: ignore[attr-defined]
     assert count_rows(psql, "waits") == 3
 
-    checkout = _report(team, "task")["rows"][0]
+    checkout = team.report("task")["rows"][0]
     alice = checkout["people"]["alice"]
     assert (alice["seconds"], alice["claude_seconds"], alice["you_seconds"]) == (490, 490, 0)
     assert alice["waiting_seconds"] == 110  # 90 + 60 overlapping by 40; the other inside
     assert checkout["people"]["bob"]["seconds"] == 1200
     assert checkout["people"]["bob"]["waiting_seconds"] == 0
     assert (checkout["seconds"], checkout["waiting_seconds"]) == (1690, 110)
-    by_person = {row["person"]: row for row in _report(team, "person")["rows"]}
+    by_person = {row["person"]: row for row in team.report("person")["rows"]}
     assert by_person["alice"]["seconds"] == 490
-    by_day = _report(team, "day")
+    by_day = team.report("day")
     assert by_day["total"]["seconds"] == 1690 and by_day["total"]["waiting_seconds"] == 110
 
     # the laptop's own report takes out the same seconds
@@ -89,10 +82,10 @@ def test_a_server_from_before_waits_keeps_them_waiting_until_init_migrates_it(
     assert "older schema" in said and "--init" in said
     assert count_rows(psql, "turn_starts") == 1
     assert "events waiting to be pushed: 1" in team.alice.ok("team", "status")
-    assert _report(team, "person")["rows"][0]["seconds"] == 600  # no waits known yet
+    assert team.report("person")["rows"][0]["seconds"] == 600  # no waits known yet
 
     team.owner.ok("team", "setup", team.cluster.url(), "--person", "mc_owner", "--init")  # type: ignore[attr-defined]
     assert "pushed 1 event" in team.alice.ok("team", "push")
     assert count_rows(psql, "waits") == 1
-    alice = _report(team, "person")["rows"][0]
+    alice = team.report("person")["rows"][0]
     assert (alice["seconds"], alice["waiting_seconds"]) == (510, 90)
