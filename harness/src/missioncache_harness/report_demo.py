@@ -8,6 +8,7 @@ real prompts takes a week.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -21,6 +22,9 @@ WEEK = {
     "flaky-ci": [(5, 15, 30), (3, 15, 55), (1, 14, 90)],
 }
 PROGRESS = {"billing-export": (5, 8), "auth-refactor": (2, 6), "flaky-ci": (4, 4)}
+# A fork of auth-refactor, one morning beside its parent and one afternoon alone: the
+# report shows it under its parent, whose time holds it once (docs/forks.md).
+FORK = ("auth-refactor", "token-spike", [(3, 10, 50), (1, 16, 40)])
 
 
 def build(root: Path, plugin: Path) -> tuple[McEnv, Path]:
@@ -29,7 +33,6 @@ def build(root: Path, plugin: Path) -> tuple[McEnv, Path]:
     Each block is prompts every 5 minutes: Claude works 3.5, you read and type 1.5."""
     env = make_env(root)
     now = time.time()
-    today = time.localtime(now)
     for name, plan in WEEK.items():
         task = create_task(plugin, env, name)
         done, total = PROGRESS[name]
@@ -37,13 +40,28 @@ def build(root: Path, plugin: Path) -> tuple[McEnv, Path]:
             f"- [{'x' if i < done else ' '}] {i + 1}. Step {i + 1}\n" for i in range(total)
         )
         (env.data_root / "active" / name / f"{name}-tasks.md").write_text("# Tasks\n\n" + items)
-        for days_ago, hour, minutes in plan:
-            day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
-            start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - 60)
-            turns = [(210.0, 90.0)] * max(1, minutes // 5)
-            record_work(env.data_root / "tasks.db", task.id, start, turns)
+        if task.id is None:
+            raise RuntimeError(f"create-task {name} printed no id")
+        _work(env, task.id, plan, now)
+    parent, name, plan = FORK
+    done = env.bundled(plugin, "fork", parent, name)
+    found = re.search(r"\(id (\d+)\)", done.stdout)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"fork {name} failed: {done.stderr.strip()}")
+    _work(env, int(found.group(1)), plan, now)
     page = root / "report.html"
     done = env.bundled(plugin, "report", "--period", "week", "--format", "html", "-o", str(page))
     if done.returncode != 0:
         raise RuntimeError(f"report failed: {done.stderr.strip()}")
     return env, page
+
+
+def _work(env: McEnv, task_id: int, plan: list, now: float) -> None:
+    """Blocks of prompts every 5 minutes (Claude 3.5, you 1.5) at ``(days ago, start
+    hour, minutes)``, none reaching past ``now``."""
+    today = time.localtime(now)
+    for days_ago, hour, minutes in plan:
+        day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
+        start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - 60)
+        turns = [(210.0, 90.0)] * max(1, minutes // 5)
+        record_work(env.data_root / "tasks.db", task_id, start, turns)

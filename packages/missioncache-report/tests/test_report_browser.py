@@ -29,7 +29,7 @@ def test_report_renders_offline_with_chart_and_every_task(mc_chromium, page, tmp
     assert "https://" not in html and "<script" not in html and "<link" not in html
 
     dom = browser.dump_dom(mc_chromium, page)
-    for name in report_demo.WEEK:
+    for name in [*report_demo.WEEK, report_demo.FORK[1]]:
         assert name in dom
     assert "MissionCache time report" in dom and "total time" in dom
 

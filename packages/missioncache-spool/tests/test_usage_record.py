@@ -152,3 +152,12 @@ def test_a_fifo_at_the_transcript_path_is_never_waited_for(db, tmp_path, sleeps)
     os.mkfifo(fifo)
     assert usage_record.record_usage("s1", str(fifo), "prompt_any") == 0
     assert sleeps == []
+
+
+def test_a_transcript_never_written_costs_stop_a_third_of_a_second(db, tmp_path, sleeps):
+    """A session that keeps no transcript (``--no-session-persistence``) is waited for
+    only as long as Claude Code's first write takes, not the whole catch-up."""
+    missing = tmp_path / "never.jsonl"
+    assert usage_record.record_usage("s1", str(missing), "prompt_any") == 0
+    assert len(sleeps) == usage_record.MISSING_TRIES
+    assert sum(sleeps) <= 0.3

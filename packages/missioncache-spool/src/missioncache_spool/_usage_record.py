@@ -38,6 +38,10 @@ MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the nex
 # the turn's own prompt is tried again, a few times, well inside Stop's 10 s.
 CATCH_UP_TRIES = 20
 CATCH_UP_DELAY = 0.05  # seconds
+# A transcript not there yet is waited for less: Claude Code's first write comes within
+# its 100 ms drain, and a session that keeps none (``--no-session-persistence``) must not
+# cost every Stop the whole second.
+MISSING_TRIES = 6
 SEEN_PROMPTS = 8  # turns remembered as read: a later Stop for one of them never waits
 
 
@@ -158,10 +162,13 @@ def _seen_prompts(seen: list, replied: list) -> list:
     return seen[-SEEN_PROMPTS:]
 
 
-def _may_still_come(path: str) -> bool:
+def _may_still_come(path: str, waited: int) -> bool:
     """Whether waiting can bring the turn: the transcript is a regular file, or not there
-    yet (Claude Code creates it at its first write). A FIFO or a device never will."""
-    return os.path.isfile(path) or not os.path.lexists(path)
+    yet (Claude Code creates it at its first write) and ``waited`` tries are fewer than
+    ``MISSING_TRIES``. A FIFO or a device never will."""
+    if os.path.isfile(path):
+        return True
+    return not os.path.lexists(path) and waited < MISSING_TRIES
 
 
 def record_usage(
@@ -197,7 +204,9 @@ def record_usage(
     seen: list = kept_seen if isinstance(kept_seen, list) else []
     tries = CATCH_UP_TRIES if catch_up else 0
     while prompt_id is not None and tries and prompt_id not in seen:
-        if prompt_id in turn.replied or not _may_still_come(transcript_path):
+        if prompt_id in turn.replied or not _may_still_come(
+            transcript_path, CATCH_UP_TRIES - tries
+        ):
             break
         tries -= 1
         time.sleep(CATCH_UP_DELAY)
