@@ -10,8 +10,9 @@ under a key of the years and the sources of the write path, and copied for each 
 
 Measured on a copy: the commands (median of ``runs`` runs, seconds), the dashboard's
 task list (``/api/tasks``'s data, in process, median), and the hooks and the status line
-against the ``python3 -S`` floor in interleaved rounds (ratios of medians); and the bytes
-of tasks.db.
+against the ``python3 -S`` floor in interleaved rounds (ratios of medians); the bytes
+of tasks.db; and the first ``sync setup`` on this machine and on a second one, with the
+bytes of the event log and the git remote (``history_sync``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench import history_sync
 from bench.common import REPO, Bench, Home, interleaved
 
 NEEDS_HOOKS = True
@@ -197,6 +199,7 @@ def run(bench: Bench) -> dict:
     }
     dashboard = _dashboard(home, runs)
     hooks = _hooks(bench, home)
+    sync = history_sync.run(bench, CACHE / _key(years) / "data")
     targets = [
         {
             "name": f"history {years:g}y: {name}",
@@ -241,6 +244,7 @@ def run(bench: Bench) -> dict:
             "met": per_year <= 50,
         }
     )
+    targets += history_sync.targets(sync, years)
     return {
         "years": years,
         "counts": counts,
@@ -249,6 +253,7 @@ def run(bench: Bench) -> dict:
         "seconds": seconds,
         "dashboard_ms": dashboard,
         "hooks": hooks,
+        "sync": sync,
         "targets": targets,
     }
 
@@ -351,5 +356,6 @@ def markdown(result: dict) -> str:
         "",
         table(["hook", "× floor"], [[n, f"{r:.2f}x"] for n, r in result["hooks"].items()], "lr"),
         "",
+        history_sync.markdown(result["sync"], result["years"]),
     ]
     return "\n".join(lines)
