@@ -170,7 +170,12 @@ def _apply(state: _Import, event: dict) -> None:
         changed = importer(state, event)
     except (ValueError, TypeError, KeyError, RecursionError, OverflowError, sqlite3.Error):
         if not single:
-            state.conn.execute("ROLLBACK TO one_event")
+            state.conn.execute("ROLLBACK TO one_event")  # raises when SQLite rolled back
+        elif not state.conn.in_transaction:
+            # SQLite rolled the whole import back (a full disk, an I/O error): going on
+            # would write the rest outside it and mark every log read. The sync fails,
+            # nothing is marked, the next one imports it all.
+            raise
         changed = False
         state.unreadable += 1
     if not single:
