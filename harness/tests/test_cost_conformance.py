@@ -20,7 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from missioncache_harness.claude_cli import requires_claude, run_turn, transcript_path
+from missioncache_harness.claude_cli import (
+    load_transcript,
+    requires_claude,
+    run_turn,
+    transcript_path,
+)
 from missioncache_harness.fake_api import FakeAnthropicAPI, Reply, ToolUse
 from missioncache_harness.fake_api import Text as ApiText
 from missioncache_harness.locate import repo_root
@@ -157,12 +162,6 @@ def test_task_tokens_and_cost_match_the_transcript_and_ccusage(
 
 @pytest.mark.conformance
 @requires_claude
-@pytest.mark.xfail(
-    strict=False,
-    reason="a race in the product, left open (closing note of 2026-12-04): Claude Code can "
-    "write the copied parent message under the fork's prompt before the fork's own reply, so "
-    "Stop's catch-up stops early and the fork's first tokens wait for its next Stop",
-)
 def test_a_forked_sessions_copied_messages_are_priced_once(mc_plugin: Path, tmp_path: Path) -> None:
     """Regression (issue 35, item 13): ``claude --resume ID --fork-session`` copies the
     parent's messages into the new transcript, same message id and request (measured on
@@ -194,6 +193,21 @@ def test_a_forked_sessions_copied_messages_are_priced_once(mc_plugin: Path, tmp_
     parent = distinct_messages(transcript_path(env.home, cwd, sid))
     copied = distinct_messages(transcript_path(env.home, cwd, fork_sid))
     assert set(parent) <= set(copied)  # the fork's transcript repeats the parent's message
+    # What Stop's catch-up tells a copy from the fork's own reply by (docs/cost.md): the
+    # copied user record carries the fork's prompt id, so a prompt id cannot; the copied
+    # assistant record names the parent in requestSessionId, the fork's own reply nothing.
+    (own,) = set(copied) - set(parent)  # the fork's own reply
+    records = load_transcript(transcript_path(env.home, cwd, fork_sid))
+    assert len({r.get("promptId") for r in records if r.get("type") == "user"}) == 1
+    requesters = {
+        r["message"]["id"]: r.get("requestSessionId")
+        for r in records
+        if r.get("type") == "assistant"
+    }
+    assert requesters == {
+        **{message_id: sid for message_id, _ in parent},
+        own[0]: None,
+    }
     assert poll_until(lambda: heartbeat_count(env) >= 2), "the heartbeats never landed"
     done = env.bundled(mc_plugin, "report", "--period", "all", "--format", "json")
     assert done.returncode == 0, done.stderr

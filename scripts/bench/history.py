@@ -159,6 +159,9 @@ def _history_home(bench: Bench, years: float) -> tuple[Home, dict, float, Path]:
         shutil.rmtree(home.mc.data_root)
         shutil.copytree(cached / "data", home.mc.data_root, symlinks=True)
     counts = json.loads((cached / "done.json").read_text())
+    # The cached history names the project folder of the home that built it: the session
+    # the hooks and the status line run in is put on the task, as a person's would be.
+    home.cli("bind", home.session_id, "bench-task")
     return home, counts, built, cached / "data"
 
 

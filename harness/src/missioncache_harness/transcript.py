@@ -193,6 +193,25 @@ class TranscriptBuilder:
             self.edit(path)
         return self.text(reply).stop_summary()
 
+    def fork_of(self, parent: TranscriptBuilder, prompt_id: str) -> TranscriptBuilder:
+        """The parent's conversation copied in, as ``claude --resume ID --fork-session``
+        writes it at the fork's first prompt (measured on 2.1.328): the same uuids,
+        timestamps, message ids and usage, each record moved to this session, the user
+        records stamped with the fork's prompt id ``prompt_id``, the assistant records
+        given ``requestSessionId``, the parent's session. Its housekeeping is not copied."""
+        for line in parent.lines:
+            record = json.loads(line)
+            if record.get("type") not in CONVERSATION_TYPES:
+                continue
+            record["sessionId"] = self.session_id
+            if record["type"] == "user":
+                record["promptId"] = prompt_id
+            if record["type"] == "assistant":
+                record["requestSessionId"] = parent.session_id
+            self.last_uuid = record["uuid"]
+            self._emit(record)
+        return self
+
     # -- output ---------------------------------------------------------------------------
     def data(self, trailing_newline: bool = True) -> bytes:
         body = b"\n".join(self.lines)

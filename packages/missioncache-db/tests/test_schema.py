@@ -53,6 +53,53 @@ def test_required_indexes_exist(db):
     assert ("uid",) in indexes
 
 
+def _index_columns(conn, table):
+    return {
+        name: tuple(row[2] for row in conn.execute(f"PRAGMA index_info({name!r})"))
+        for _, name, *_ in conn.execute(f"PRAGMA index_list({table})")
+    }
+
+
+def test_a_message_key_has_one_index_in_a_new_database(db):
+    """The copies of a message are found by an index led by its key: in a new database the
+    table's own uniqueness, not a second index beside it (a tenth of tasks.db)."""
+    indexes = _index_columns(db.conn, "usage")
+    led = [columns for columns in indexes.values() if columns[0] == "message_key"]
+    assert led == [("message_key", "session_id")]
+
+
+def test_a_usage_table_of_version_seven_gets_its_message_key_index(mc_roots):
+    """A table made before version 8 is unique on (session_id, message_key): version 8 adds
+    the index that finds a message's copies."""
+    from missioncache_db._schema import MIGRATIONS
+
+    data, _ = mc_roots
+    data.mkdir(parents=True)
+    conn = sqlite3.connect(str(data / "tasks.db"), isolation_level=None)
+    conn.execute("BEGIN")
+    for number, migration in enumerate(MIGRATIONS[:7]):
+        migration(conn)
+        if number == 5:  # the usage table as version 6 made it before version 8
+            conn.execute("DROP TABLE usage")
+            conn.execute(
+                "CREATE TABLE usage (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL,"
+                " message_key TEXT NOT NULL, prompt_id TEXT, agent TEXT, epoch REAL NOT NULL,"
+                " model TEXT, speed TEXT, input_tokens INTEGER NOT NULL DEFAULT 0,"
+                " output_tokens INTEGER NOT NULL DEFAULT 0,"
+                " cache_5m_tokens INTEGER NOT NULL DEFAULT 0,"
+                " cache_1h_tokens INTEGER NOT NULL DEFAULT 0,"
+                " cache_read_tokens INTEGER NOT NULL DEFAULT 0,"
+                " task_id INTEGER REFERENCES tasks(id) ON DELETE CASCADE,"
+                " UNIQUE(session_id, message_key))"
+            )
+    conn.execute("PRAGMA user_version = 7")
+    conn.execute("COMMIT")
+    conn.close()
+    with TaskDB() as db:
+        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert ("message_key",) in _index_columns(db.conn, "usage").values()
+
+
 def test_busy_timeout_is_the_callers(mc_roots):
     with TaskDB(busy_timeout=0.25) as short:
         assert short.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 250

@@ -239,3 +239,32 @@ def time_label(start: float) -> str:
     import time
 
     return time.strftime("%Y-%m-%d", time.localtime(start + 12 * 3600))
+
+
+def test_a_fold_of_recent_events_leaves_the_summaries_in_use(mc_roots, tmp_path):
+    """The fold gives each new row its task (an UPDATE): recent rows mark no day, so the
+    summaries stay usable and ``rollup_dirty`` stays empty through months of folds that no
+    reader follows (a mark per row made tasks.db a tenth bigger and every read recompute)."""
+    with TaskDB(tmp_path / "tasks.db") as db:
+        task = db.create_task("folded", repo=None)
+        now = BASE + 10 * DAY
+        assert rollup.refresh(db.conn, now, pricing=day_pricing())
+        for turn in range(6):
+            epoch = now + turn * 600
+            record_heartbeat(db, task.id, "s1", None, epoch, f"p{turn}", "prompt")
+            spool_turn_end(db, "s1", f"p{turn}", "stop", 0, epoch + 120)
+            row = [f"m{turn}", "claude-sonnet-4-5", None, None, None, epoch + 60, 10, 5, 0, 0, 30]
+            with db.conn:
+                insert_usage(db.conn, [{"rows": [("s1", *row)]}])
+            process_pending(db, now=epoch + 300)
+        unassigned = db.conn.execute("SELECT count(*) FROM usage WHERE task_id IS NULL")
+        assert unassigned.fetchone() == (0,)
+        assert db.conn.execute("SELECT count(*) FROM rollup_dirty").fetchone() == (0,)
+        idle, tail = read_config(db.conn)
+        assert rollup.sealed_at(db.conn, idle, float(tail), now + DAY) is not None
+        # A row of a sealed day given another task still marks it.
+        old = ["m-old", "claude-sonnet-4-5", None, None, None, float(BASE), 10, 5, 0, 0, 30]
+        with db.conn:
+            insert_usage(db.conn, [{"rows": [("s9", *old)]}])
+            db.conn.execute("UPDATE usage SET task_id = ? WHERE message_key = 'm-old'", (task.id,))
+        assert db.conn.execute("SELECT count(*) FROM rollup_dirty").fetchone()[0] > 0

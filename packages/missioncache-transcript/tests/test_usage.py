@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from missioncache_harness.transcript import TranscriptBuilder
 from missioncache_transcript.usage import iso_epoch, read_usage, subagent_transcripts
 
 
@@ -162,3 +163,19 @@ def test_an_implausible_count_drops_that_messages_usage(tmp_path):
     assert [m.key for m in found.messages] == ["m3:req_m3"]
     assert found.messages[0].input == 100_000_000
     assert found.dropped == ["m1", "m2"]
+
+
+def test_a_forks_copies_of_its_parents_messages_are_told_from_its_own(tmp_path):
+    """2.1.328 copies the parent's messages into a fork's transcript under the fork's
+    first prompt id; only ``requestSessionId`` tells them from the fork's own reply."""
+    parent = TranscriptBuilder(session_id="parent-session")
+    parent.prompt("one").text("First.", msg_id="msg_parent")
+    fork = TranscriptBuilder(session_id="fork-session").fork_of(parent, "prompt_fork")
+    fork.user("two", promptId="prompt_fork").text("Forked.", msg_id="msg_fork")
+    found = read_usage(fork.write(tmp_path / "fork.jsonl"))
+    assert [(m.key, m.prompt_id, m.copied) for m in found.messages] == [
+        ("msg_parent:", "prompt_fork", True),
+        ("msg_fork:", "prompt_fork", False),
+    ]
+    (own,) = read_usage(parent.write(tmp_path / "parent.jsonl")).messages
+    assert not own.copied  # in its own session the same message is no copy
