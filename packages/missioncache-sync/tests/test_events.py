@@ -242,3 +242,36 @@ def test_a_repository_elsewhere_is_found_by_its_name_or_remote(machines, tmp_pat
         found = b.find_task_for_cwd(clone / "lib")
         assert found is not None and found.name == "demo"
         assert b.get_task(found.id).repo_path == str(clone)  # remembered
+
+
+def test_an_export_files_each_event_by_its_month_and_later_ones_change_only_this_month(
+    machines, tmp_path
+):
+    """A first export of a long history fills one file a month, not one file of it all
+    (which git would store whole again at every sync of that month); the next export
+    changes only the month it runs in; every turn still reaches the other machine."""
+    use, carry = machines
+    day = 86400
+    with use("A") as a:
+        task = a.create_task("demo")
+        a.conn.execute("UPDATE tasks SET changed = ? WHERE id = ?", (T0, task.id))
+        for number, start in enumerate((0, 20 * day, 40 * day)):  # Nov., Dec. 2023
+            record_heartbeat(a, task.id, "s", None, T0 + start, prompt_id=f"p{number}")
+            spool_turn_end(a, "s", f"p{number}", timestamp=T0 + start + 600)
+        process_pending(a, now=T0 + 60 * day)
+        assert events.export_events(a.conn, now=T0 + 60 * day) == 7  # in Jan. 2024
+        log = tmp_path / "A" / "mc" / "events" / events.machine_id()
+        assert sorted(p.name for p in log.iterdir()) == ["2023-11.jsonl", "2023-12.jsonl"]
+        before = {p.name: p.read_bytes() for p in log.iterdir()}
+        record_heartbeat(a, task.id, "s", None, T0 + 61 * day, prompt_id="p3")
+        spool_turn_end(a, "s", "p3", timestamp=T0 + 61 * day + 600)
+        process_pending(a, now=T0 + 62 * day)
+        assert events.export_events(a.conn, now=T0 + 62 * day) == 2
+        assert sorted(p.name for p in log.iterdir()) == [*before, "2024-01.jsonl"]
+        assert {name: (log / name).read_bytes() for name in before} == before
+    carry("A", "B")
+    with use("B") as b:
+        events.import_events(b.conn)
+        process_pending(b, now=T0 + 70 * day)
+        split = time_split(b, b.get_task_by_name("demo").id, now=T0 + 70 * day)
+        assert split.claude == 4 * 600
