@@ -244,12 +244,13 @@ def test_a_repository_elsewhere_is_found_by_its_name_or_remote(machines, tmp_pat
         assert b.get_task(found.id).repo_path == str(clone)  # remembered
 
 
-def test_an_export_files_each_event_by_its_month_and_later_ones_change_only_this_month(
+def test_a_first_export_puts_the_history_in_last_months_file_and_later_ones_in_this_months(
     machines, tmp_path
 ):
-    """A first export of a long history fills one file a month, not one file of it all
-    (which git would store whole again at every sync of that month); the next export
-    changes only the month it runs in; every turn still reaches the other machine."""
+    """The first export of a long history writes it into last month's file, not this
+    month's (which every sync of the month changes, and git stores whole again at each
+    one); the next export changes only this month's file; every turn reaches the other
+    machine."""
     use, carry = machines
     day = 86400
     with use("A") as a:
@@ -261,14 +262,14 @@ def test_an_export_files_each_event_by_its_month_and_later_ones_change_only_this
         process_pending(a, now=T0 + 60 * day)
         assert events.export_events(a.conn, now=T0 + 60 * day) == 7  # in Jan. 2024
         log = tmp_path / "A" / "mc" / "events" / events.machine_id()
-        assert sorted(p.name for p in log.iterdir()) == ["2023-11.jsonl", "2023-12.jsonl"]
-        before = {p.name: p.read_bytes() for p in log.iterdir()}
+        assert [p.name for p in log.iterdir()] == ["2023-12.jsonl"]
+        before = (log / "2023-12.jsonl").read_bytes()
         record_heartbeat(a, task.id, "s", None, T0 + 61 * day, prompt_id="p3")
         spool_turn_end(a, "s", "p3", timestamp=T0 + 61 * day + 600)
         process_pending(a, now=T0 + 62 * day)
         assert events.export_events(a.conn, now=T0 + 62 * day) == 2
-        assert sorted(p.name for p in log.iterdir()) == [*before, "2024-01.jsonl"]
-        assert {name: (log / name).read_bytes() for name in before} == before
+        assert sorted(p.name for p in log.iterdir()) == ["2023-12.jsonl", "2024-01.jsonl"]
+        assert (log / "2023-12.jsonl").read_bytes() == before
     carry("A", "B")
     with use("B") as b:
         events.import_events(b.conn)

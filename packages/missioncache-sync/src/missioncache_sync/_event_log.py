@@ -128,9 +128,8 @@ def events_dir() -> str:
 
 
 def log_file(machine: str, month: str) -> str:
-    """The log of ``machine`` for the events of one UTC month (``YYYY-MM``): an export
-    appends each event to its month's (``_Lines``), so older files change only when a late
-    event of their month is exported."""
+    """The log of ``machine`` named by a UTC month (``YYYY-MM``): an export appends this
+    month's events to this month's file and older ones to last month's (``_Lines``)."""
     return os.path.join(events_dir(), machine, month + SUFFIX)
 
 
@@ -189,26 +188,29 @@ def export_events(conn: sqlite3.Connection, now: float | None = None) -> int:
 
 
 class _Lines:
-    """One export's lines, by the log file each goes to: its event's UTC month, never a
-    month after the export's. The first export of years of history so writes a file a
-    month, and the syncs after it change only this month's file: git stores a changed
-    file whole at every commit until it packs it, so one file holding every event of the
-    history would cost its whole size again, locally and on the remote, at every sync."""
+    """One export's lines, by the log file each goes to: an event of the export's UTC month
+    (or later: a clock ahead) to this month's file, an older one to last month's. The
+    first export of years of history so writes last month's file once, and the syncs
+    after it change only this month's small file: git stores a changed file whole at every
+    commit until it packs it, so history in this month's file would cost its whole size
+    again, locally and on the remote, at every sync of the month. (A file a month would
+    cost git a delta search between every pair of similar files at the first push and
+    fetch: a few seconds for three years.) Files two months old and more never change."""
 
     def __init__(self, now: float):
         self.latest = _month(now)
+        utc = time.gmtime(now)  # POSIX time has no leap seconds: the month began at
+        self.start = int(now) - (utc.tm_mday - 1) * 86400 - utc.tm_hour * 3600 - utc.tm_min * 60
+        self.start -= utc.tm_sec
+        self.earlier = _month(self.start - 86400)
         self.files: dict[str, list[str]] = {}
         self.count = 0
-        self._months: dict[int, str] = {}  # UTC day -> its month
 
     def add(self, **fields: object) -> None:
         at = fields.get("at")
         month = self.latest
-        if _is_epoch(at):
-            day = int(at // 86400)  # type: ignore[operator]  # an epoch, checked
-            if day not in self._months:
-                self._months[day] = _month(day * 86400)
-            month = min(self._months[day], self.latest)
+        if _is_epoch(at) and at < self.start:  # type: ignore[operator]  # an epoch, checked
+            month = self.earlier
         self.files.setdefault(month, []).append(_line(**fields))
         self.count += 1
 
