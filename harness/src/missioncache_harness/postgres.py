@@ -14,7 +14,8 @@ member.
 
 - ``find_pg_bin()``: the folder with ``initdb`` and ``pg_ctl``, or None.
 - ``Cluster``: ``start``/``stop``/``kill``/``restart``, ``url(user)``, ``psql_env``,
-  ``dump()`` (``pg_dump`` of the whole database as text).
+  ``dump()`` (``pg_dump`` of the whole database as text), ``psql(sql, user)`` and
+  ``psql_argv(user)`` (a session kept open).
 """
 
 from __future__ import annotations
@@ -125,6 +126,13 @@ class Cluster:
         return self._run(
             "pg_dump", "-h", "127.0.0.1", "-p", str(self.port), "-U", OWNER, DATABASE
         ).stdout
+
+    def psql_argv(self, user: str = OWNER) -> list[str]:
+        """The ``psql`` command line for ``user``, for a session a test keeps open (one
+        holding a lock); add ``-c SQL``."""
+        command = [os.path.join(self.bin_dir, "psql"), "-X", "-q", "-h", "127.0.0.1",
+                   "-p", str(self.port), "-U", user, "-d", DATABASE]  # fmt: skip
+        return ["runuser", "-u", "postgres", "--", *command] if self.as_root else command
 
     def psql(self, sql: str, user: str = OWNER) -> subprocess.CompletedProcess:
         """``psql -c sql`` as ``user`` (not checked: a refusal is a result)."""

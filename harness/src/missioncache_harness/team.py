@@ -7,7 +7,8 @@ tasks.db (``worklog``) with the tokens its messages used (``record_messages``).
 
 - ``Laptop``: ``cli(...)`` runs ``missioncache ...`` there; ``db`` is its tasks.db;
   ``task(name)`` creates a task and returns its id.
-- ``record_messages``: usage rows (one per message) as the Stop hook records them.
+- ``record_messages``: usage rows (one per message) as the Stop hook records them;
+  ``record_waits``: its waits (retry back-offs).
 - ``count_rows``: rows of a table as the owner sees them (every person's).
 - ``make_team``: the owner's ``--init``, two members, three laptops set up (``Team``).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from missioncache_harness.workspace import McEnv, make_env
 
-TEAM_TABLES = ("tasks", "turn_starts", "turn_ends", "messages")
+TEAM_TABLES = ("tasks", "turn_starts", "turn_ends", "messages", "waits")
 
 
 @dataclass
@@ -91,6 +92,15 @@ def record_messages(
         )
 
 
+def record_waits(db: Path, task_id: int, session_id: str, waits: list[tuple[float, float]]) -> None:
+    """Waits (retry back-offs) as the Stop hook records them: each ``(epoch, seconds)``."""
+    with sqlite3.connect(db) as conn:
+        conn.executemany(
+            "INSERT INTO waits(session_id, epoch, seconds, task_id) VALUES (?, ?, ?, ?)",
+            [(session_id, epoch, seconds, task_id) for epoch, seconds in waits],
+        )
+
+
 def count_rows(psql: object, table: str) -> int:
     """Rows of ``missioncache.<table>`` as the owner sees them (``Cluster.psql``)."""
     done = psql(f"SELECT count(*) FROM missioncache.{table}")  # type: ignore[operator]
@@ -113,6 +123,19 @@ class Team:
     alice: Laptop
     alice2: Laptop
     bob: Laptop
+
+    def push_all(self) -> None:
+        """Every member's laptop pushes what it has."""
+        for machine in (self.alice, self.alice2, self.bob):
+            machine.ok("team", "push")
+
+    def report(self, by: str, period: str = "month") -> dict:
+        """``team report --by BY --format json`` as bob reads it."""
+        import json
+
+        return json.loads(
+            self.bob.ok("team", "report", "--period", period, "--by", by, "--format", "json")
+        )
 
 
 def make_team(cluster: object, root: Path) -> Team:

@@ -230,6 +230,25 @@ def test_a_cache_hit_opens_no_database_and_parses_no_markdown(
     assert "missioncache_statusline.line" in second_err  # the profile is really there
 
 
+def test_a_run_only_tasks_db_made_stale_parses_no_markdown(
+    line, mc_env, mc_task, mc_task_dir, transcript
+):
+    """After a prompt's heartbeat (tasks.db changed, the grace over) the line reads
+    today's time again but keeps what the task's unchanged files said; a changed file is
+    read again."""
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    profile = {"NO_COLOR": "1", "PYTHONPROFILEIMPORTTIME": "1"}
+    line(env=profile, with_stderr=True)
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
+    _age_cache(mc_env)
+    shown, err = line(env=profile, with_stderr=True)
+    assert "today 1h 5m" in shown and "[2/4]" in shown
+    assert "sqlite3" in err and "missioncache_context" not in err
+    (mc_task_dir / f"{mc_task.name}-tasks.md").write_text(TASKS.replace("- [ ] 3.", "- [x] 3."))
+    shown, err = line(env=profile, with_stderr=True)
+    assert "[3/4]" in shown and "missioncache_context" in err
+
+
 def test_today_moves_when_work_arrives_only_in_the_spool(line, mc_env, mc_task, mc_task_dir):
     """Stop's turn ends (and heartbeats of a busy moment) wait in the spool, so no file the
     cache watches changes while Claude works: the cached figure still expires within a

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_db import TaskDB
+from missioncache_harness.team import record_waits
 from missioncache_harness.worklog import record_work
 from missioncache_team import config, hooks, outbox, paths, status
 
@@ -46,6 +47,7 @@ def _world(mc_roots: tuple[Path, Path]) -> tuple[TaskDB, dict]:
     secret = db.create_task("acquisition-talks", None)
     record_work(db.file, task.id, time.time() - 3600, [(600, 60), (300, 0)], session_id="s1")
     record_work(db.file, secret.id, time.time() - 1800, [(100, 0)], session_id="s2")
+    record_waits(db.file, task.id, "s1", [(time.time() - 3500, 45)])
     db.conn.execute("UPDATE heartbeats SET context = ?", (PROMPT,))
     uid = db.conn.execute("SELECT uid FROM tasks WHERE id = ?", (secret.id,)).fetchone()[0]
     config.mark_task(uid, True, "Acme")
@@ -56,13 +58,14 @@ def test_the_outbox_holds_only_the_listed_fields(mc_roots: tuple[Path, Path]) ->
     db, settings = _world(mc_roots)
     events = outbox.all_events(db.conn, settings)
     assert {kind: len(found) for kind, found in events.items()} == {
-        "task": 2, "start": 3, "end": 3, "message": 0
+        "task": 2, "start": 3, "end": 3, "message": 0, "wait": 1
     }  # fmt: skip
     assert set(events["task"][0]) == {
         "id", "uid", "name", "key", "client", "fork_parent", "private", "changed"
     }  # fmt: skip
     assert set(events["start"][0]) == {"id", "task", "session", "prompt", "epoch", "kind"}
     assert set(events["end"][0]) == {"id", "session", "prompt", "epoch", "background"}
+    assert set(events["wait"][0]) == {"id", "task", "session", "epoch", "seconds"}
     text = json.dumps(events)
     assert "PROMPT-4410" not in text and str(mc_roots[0]) not in text
     assert "acquisition-talks" not in text  # private: an opaque name, no client
@@ -75,7 +78,7 @@ def test_what_was_sent_is_not_pending_again(mc_roots: tuple[Path, Path]) -> None
     db, settings = _world(mc_roots)
     sent = outbox.Sent()
     batch = outbox.pending(db.conn, settings, sent)
-    assert outbox.count(batch) == 8
+    assert outbox.count(batch) == 9
     sent.add(batch)
     assert outbox.count(outbox.pending(db.conn, settings, sent)) == 0
     record_work(db.file, 1, time.time() - 60, [(30, 0)], session_id="s3")

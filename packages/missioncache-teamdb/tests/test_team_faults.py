@@ -21,6 +21,7 @@ from missioncache_harness.team import (
     count_rows,
     member_url,
     record_messages,
+    record_waits,
 )
 from missioncache_harness.worklog import record_work
 
@@ -82,11 +83,11 @@ def test_push_killed_midway_stores_nothing_then_everything_once(team: Team) -> N
         watcher.close()
     psql = team.cluster.psql  # type: ignore[attr-defined]
     poll_until(lambda: "alice" not in psql("SELECT usename FROM pg_stat_activity").stdout, 30)
-    assert [count_rows(psql, t) for t in TEAM_TABLES] == [0, 0, 0, 0]  # all or nothing
+    assert [count_rows(psql, t) for t in TEAM_TABLES] == [0, 0, 0, 0, 0]  # all or nothing
 
     assert "pushed" in team.alice.ok("team", "push")
     team.alice.ok("team", "push")
-    assert [count_rows(psql, t) for t in TEAM_TABLES] == [1, 2, 2, 1]
+    assert [count_rows(psql, t) for t in TEAM_TABLES] == [1, 2, 2, 1, 0]
     assert _seconds(team, "alice") == 630
 
 
@@ -96,6 +97,7 @@ def test_a_member_cannot_touch_another_persons_rows(team: Team, table: str) -> N
         task = laptop.task("checkout-v2")
         record_work(laptop.db, task, time.time() - 3600, [(600, 0)], session_id=laptop.name)
         record_messages(laptop.db, task, laptop.name, [(time.time() - 3500, "m", (1, 2, 0, 0, 0))])
+        record_waits(laptop.db, task, laptop.name, [(time.time() - 3400, 30)])
         laptop.ok("team", "push")
     psql = team.cluster.psql  # type: ignore[attr-defined]
     bobs = psql(f"SELECT count(*) FROM missioncache.{table} WHERE person = 'bob'").stdout.strip()
@@ -128,6 +130,8 @@ def _insert_as_bob(table: str) -> str:
         "messages": "(person, id, machine, task_uid, session_id, epoch, input_tokens,"
         " output_tokens, cache_5m_tokens, cache_1h_tokens, cache_read_tokens)"
         " VALUES ('bob', 'f00d', 'x', 't', 's', 1, 0, 0, 0, 0, 0)",
+        "waits": "(person, id, machine, task_uid, session_id, epoch, seconds)"
+        " VALUES ('bob', 'f00d', 'x', 't', 's', 1, 30)",
     }
     return f"INSERT INTO missioncache.{table} {values[table]}"
 

@@ -3,7 +3,6 @@ overlapping turns with known truth, to the second and to the token (docs/team.md
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 
@@ -30,22 +29,11 @@ def _work(team: Team, base: float) -> None:
     record_work(team.bob.db, b2, base + 2000, [(100, 0)], session_id="s-b2")
 
 
-def _push_all(team: Team) -> None:
-    for laptop in (team.alice, team.alice2, team.bob):
-        laptop.ok("team", "push")
-
-
-def _report(team: Team, by: str) -> dict:
-    return json.loads(
-        team.bob.ok("team", "report", "--period", "month", "--by", by, "--format", "json")
-    )
-
-
 def test_report_by_task_and_person_to_the_second_and_token(team: Team) -> None:
     _work(team, time.time() - 3 * 3600)
-    _push_all(team)
+    team.push_all()
 
-    by_task = {row["task"]: row for row in _report(team, "task")["rows"]}
+    by_task = {row["task"]: row for row in team.report("task")["rows"]}
     checkout = by_task["checkout-v2"]
     # alice's two laptops overlap: their union, 960 s, not 600 + 300 + 600
     assert checkout["people"]["alice"]["seconds"] == 960
@@ -58,7 +46,7 @@ def test_report_by_task_and_person_to_the_second_and_token(team: Team) -> None:
     assert by_task["billing"]["seconds"] == 100
     assert set(by_task["billing"]["people"]) == {"bob"}
 
-    by_person = {row["person"]: row for row in _report(team, "person")["rows"]}
+    by_person = {row["person"]: row for row in team.report("person")["rows"]}
     assert by_person["alice"]["seconds"] == 960
     assert by_person["bob"]["seconds"] == 1300
     assert by_person["alice"]["cost_usd"] == pytest.approx(0.06)
@@ -66,7 +54,7 @@ def test_report_by_task_and_person_to_the_second_and_token(team: Team) -> None:
 
 def test_views_agree_with_the_report_and_members_read_them(team: Team) -> None:
     _work(team, time.time() - 3 * 3600)
-    _push_all(team)
+    team.push_all()
     psql = team.cluster.psql  # type: ignore[attr-defined]
 
     per_person = psql(
@@ -90,7 +78,7 @@ def test_views_agree_with_the_report_and_members_read_them(team: Team) -> None:
 
 def test_a_push_repeated_stores_once(team: Team) -> None:
     _work(team, time.time() - 3 * 3600)
-    _push_all(team)
+    team.push_all()
     psql = team.cluster.psql  # type: ignore[attr-defined]
     before = {table: count_rows(psql, table) for table in ("turn_starts", "turn_ends", "messages")}
     assert before == {"turn_starts": 5, "turn_ends": 5, "messages": 3}
@@ -102,7 +90,7 @@ def test_a_push_repeated_stores_once(team: Team) -> None:
     assert "pushed" in team.alice.ok("team", "push")
     after = {table: count_rows(psql, table) for table in before}
     assert after == before
-    assert _report(team, "task")["rows"][1]["seconds"] == 2160
+    assert team.report("task")["rows"][1]["seconds"] == 2160
 
 
 def test_one_persons_synced_machines_count_once(team: Team) -> None:
@@ -117,13 +105,13 @@ def test_one_persons_synced_machines_count_once(team: Team) -> None:
     psql = team.cluster.psql  # type: ignore[attr-defined]
     assert count_rows(psql, "turn_starts") == 2
     assert count_rows(psql, "tasks") == 1
-    alice = _report(team, "person")["rows"][0]
+    alice = team.report("person")["rows"][0]
     assert (alice["person"], alice["seconds"], alice["you_seconds"]) == ("alice", 960, 60)
 
 
 def test_report_formats(team: Team) -> None:
     _work(team, time.time() - 3 * 3600)
-    _push_all(team)
+    team.push_all()
     text = team.alice.ok("team", "report", "--by", "task")
     assert "checkout-v2: 36m" in text and "alice: 16m" in text and "bob: 20m" in text
     csv = team.alice.ok("team", "report", "--by", "client", "--format", "csv")

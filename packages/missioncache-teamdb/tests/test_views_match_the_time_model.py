@@ -1,7 +1,8 @@
 """The SQL views compute time by the same rules as the product's time model in Python
 (``missioncache_time``, which the team report uses): on random turns, with and without
-ends, background work, synthetic and control prompts, several sessions at once, the two
-agree to the second (docs/team.md)."""
+ends, background work, synthetic and control prompts, several sessions at once, and
+waits (retry back-offs) that overlap each other, turns and gaps, the two agree to the
+second (docs/team.md)."""
 
 from __future__ import annotations
 
@@ -34,12 +35,21 @@ def _random_events(rng: random.Random, base: float) -> tuple[list, list]:
     return starts, ends
 
 
+def _random_waits(rng: random.Random, base: float) -> list:
+    waits = []
+    for n in range(rng.randint(0, 6)):
+        epoch = base + rng.uniform(0, 6000)
+        waits.append((f"w{n}", f"sess{rng.randint(0, 2)}", epoch, rng.uniform(1, 400)))
+    return waits
+
+
 def test_views_and_report_agree_on_random_turns(mc_postgres: object) -> None:
     with psycopg.connect(mc_postgres.url(), autocommit=True) as conn:  # type: ignore[attr-defined]
         schema.init(conn)
         for seed in range(8):
             conn.execute(
-                "TRUNCATE missioncache.tasks, missioncache.turn_starts, missioncache.turn_ends"
+                "TRUNCATE missioncache.tasks, missioncache.turn_starts, missioncache.turn_ends,"
+                " missioncache.waits"
             )
             _compare(conn, random.Random(seed))
 
@@ -64,10 +74,15 @@ def _compare(conn: psycopg.Connection, rng: random.Random) -> None:
                 " prompt_id, epoch, background) VALUES (%s, %s, 'm', %s, %s, %s, %s)",
                 [(person, *row) for row in ends],
             )
+            cursor.executemany(
+                "INSERT INTO missioncache.waits (person, id, machine, task_uid, session_id,"
+                " epoch, seconds) VALUES (%s, %s, 'm', 'task', %s, %s, %s)",
+                [(person, *row) for row in _random_waits(rng, base)],
+            )
     views = {
-        person: (seconds, claude, you)
-        for person, seconds, claude, you in conn.execute(
-            "SELECT person, seconds, claude_seconds, you_seconds"
+        person: (seconds, claude, you, waiting)
+        for person, seconds, claude, you, waiting in conn.execute(
+            "SELECT person, seconds, claude_seconds, you_seconds, waiting_seconds"
             " FROM missioncache.team_time_per_person"
         )
     }
@@ -78,9 +93,14 @@ def _compare(conn: psycopg.Connection, rng: random.Random) -> None:
     )
     report = collect(conn, "all", "person").as_json()
     python = {
-        row["person"]: (row["seconds"], row["claude_seconds"], row["you_seconds"])
+        row["person"]: (
+            row["seconds"],
+            row["claude_seconds"],
+            row["you_seconds"],
+            row["waiting_seconds"],
+        )
         for row in report["rows"]
     }
     assert views == python
-    for person, (seconds, _claude, _you) in python.items():
+    for person, (seconds, *_parts) in python.items():
         assert abs(per_day[person] - seconds) <= 1  # a day's rounding at most

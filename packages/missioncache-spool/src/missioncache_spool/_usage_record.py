@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_spool._pending_records import USAGE
+from missioncache_spool._writes import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
@@ -205,7 +205,7 @@ def record_usage(
         rows.extend(more)
     kept["seen"] = _seen_prompts(seen, turn.replied)
     if rows or turn.waits:
-        from missioncache_spool import _pending_records as spool
+        from missioncache_spool import _writes as spool
 
         for record in spool_records(sid, rows, turn.waits):
             spool.append(heartbeat_spool_dir(), record)
