@@ -23,6 +23,7 @@ from missioncache_db import (
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3
+from missioncache_sync._bulk import Bulk, Parsed
 from missioncache_sync._event_log import (
     CLOCK_SLACK,
     clock_words,
@@ -35,24 +36,6 @@ from missioncache_sync._event_log import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
-
-
-class _Parsed(dict):
-    """``parse(text)`` remembered for one import: a session's id comes on every event of
-    the session and a prompt's on its heartbeat, turn end and every message, so each is
-    checked once. What is not text is parsed each time (and never kept as a key)."""
-
-    def __init__(self, parse: Callable[[Any], Any]):
-        super().__init__()
-        self.parse = parse
-
-    def __missing__(self, text: str) -> Any:
-        found = self[text] = self.parse(text)
-        return found
-
-    def __call__(self, value: Any) -> Any:
-        return self[value] if type(value) is str else self.parse(value)
 
 
 class _Import:
@@ -68,8 +51,8 @@ class _Import:
         self.ahead: dict[str, float] = {}  # machine id -> how far ahead its clock runs
         self.ids: dict[str, int] = dict(conn.execute("SELECT uid, id FROM tasks"))
         self.ids.update(conn.execute("SELECT uid, task_id FROM task_uids"))
-        self.session = _Parsed(session_id_or_none)  # a SessionId or None
-        self.prompt = _Parsed(prompt_id_or_none)  # a PromptId or None
+        self.session = Parsed(session_id_or_none)  # a SessionId or None
+        self.prompt = Parsed(prompt_id_or_none)  # a PromptId or None
         self.worked: dict[int, str] = {}  # task id -> its latest imported heartbeat's time
         from missioncache_time import valid_message
 
@@ -81,36 +64,6 @@ class _Import:
         now = local_text(time.time())
         for task, text in self.worked.items():
             stamp_worked_on(self.conn, task, min(text, now))
-
-
-class _Bulk:
-    """What an import runs under, restored after: a page cache that holds the indexes it
-    inserts into (with SQLite's default 2 MB, the first import of years of events spills
-    its transaction to the WAL page by page and reads the pages back), and no cyclic
-    garbage collection while it makes one dict per event (none of them cyclic), which
-    would otherwise walk them all again and again."""
-
-    CACHE_KIB = 64 * 1024  # at most; only the pages an import touches are ever held
-
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-        self.cache = -2000
-        self.collecting = False
-
-    def __enter__(self) -> None:
-        import gc
-
-        self.cache = int(self.conn.execute("PRAGMA cache_size").fetchone()[0])
-        self.conn.execute(f"PRAGMA cache_size = {-self.CACHE_KIB}")
-        self.collecting = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        import gc
-
-        if self.collecting:
-            gc.enable()
-        self.conn.execute(f"PRAGMA cache_size = {self.cache}")
 
 
 def import_events(
@@ -125,7 +78,7 @@ def import_events(
     could not be read, a delete kept back) is appended to ``report``, once per import."""
     from missioncache_state.bindings import unbind_task
 
-    with _Bulk(conn), write_transaction(conn):
+    with Bulk(conn), write_transaction(conn):
         state = _Import(conn, keep_ids)
         offsets = dict(conn.execute("SELECT path, offset FROM event_files"))
         tasks: list[dict] = []
