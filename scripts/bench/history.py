@@ -10,8 +10,9 @@ under a key of the years and the sources of the write path, and copied for each 
 
 Measured on a copy: the commands (median of ``runs`` runs, seconds), the dashboard's
 task list (``/api/tasks``'s data, in process, median), and the hooks and the status line
-against the ``python3 -S`` floor in interleaved rounds (ratios of medians); and the bytes
-of tasks.db.
+against the ``python3 -S`` floor in interleaved rounds (ratios of medians); the bytes
+of tasks.db; and the first ``sync setup`` on this machine and on a second one, with the
+bytes of the event log and the git remote (``history_sync``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench import history_sync
 from bench.common import REPO, Bench, Home, interleaved
 
 NEEDS_HOOKS = True
@@ -140,7 +142,9 @@ def _one_day(db, spool_dir, spool_append, spool_records, rnd, ids, day, counts) 
         t += work + (rnd.uniform(1800, 3600) if number % 20 == 19 else rnd.uniform(10, 240))
 
 
-def _history_home(bench: Bench, years: float) -> tuple[Home, dict, float]:
+def _history_home(bench: Bench, years: float) -> tuple[Home, dict, float, Path]:
+    """A copy of the built history (built first when not cached); its counts, the
+    seconds the build took (0 from the cache), and the cached data root."""
     home = bench.new_home("history", 64 * 1024)
     cached = CACHE / _key(years)
     built = 0.0
@@ -158,7 +162,7 @@ def _history_home(bench: Bench, years: float) -> tuple[Home, dict, float]:
     # The cached history names the project folder of the home that built it: the session
     # the hooks and the status line run in is put on the task, as a person's would be.
     home.cli("bind", home.session_id, "bench-task")
-    return home, counts, built
+    return home, counts, built, cached / "data"
 
 
 def _median(samples: list[float]) -> float:
@@ -173,7 +177,7 @@ def _command(home: Home, *args: str) -> float:
 
 def run(bench: Bench) -> dict:
     years = YEARS
-    home, counts, built = _history_home(bench, years)
+    home, counts, built, data = _history_home(bench, years)
     size = home.db_path.stat().st_size
     runs = 2 if bench.quick else 5
     commands = {
@@ -200,6 +204,7 @@ def run(bench: Bench) -> dict:
     }
     dashboard = _dashboard(home, runs)
     hooks = _hooks(bench, home)
+    sync = history_sync.run(bench, data)
     targets = [
         {
             "name": f"history {years:g}y: {name}",
@@ -244,6 +249,7 @@ def run(bench: Bench) -> dict:
             "met": per_year <= 50,
         }
     )
+    targets += history_sync.targets(sync, years)
     return {
         "years": years,
         "counts": counts,
@@ -252,6 +258,7 @@ def run(bench: Bench) -> dict:
         "seconds": seconds,
         "dashboard_ms": dashboard,
         "hooks": hooks,
+        "sync": sync,
         "targets": targets,
     }
 
@@ -354,5 +361,6 @@ def markdown(result: dict) -> str:
         "",
         table(["hook", "× floor"], [[n, f"{r:.2f}x"] for n, r in result["hooks"].items()], "lr"),
         "",
+        history_sync.markdown(result["sync"], result["years"]),
     ]
     return "\n".join(lines)

@@ -242,3 +242,37 @@ def test_a_repository_elsewhere_is_found_by_its_name_or_remote(machines, tmp_pat
         found = b.find_task_for_cwd(clone / "lib")
         assert found is not None and found.name == "demo"
         assert b.get_task(found.id).repo_path == str(clone)  # remembered
+
+
+def test_a_first_export_puts_the_history_in_last_months_file_and_later_ones_in_this_months(
+    machines, tmp_path
+):
+    """The first export of a long history writes it into last month's file, not this
+    month's (which every sync of the month changes, and git stores whole again at each
+    one); the next export changes only this month's file; every turn reaches the other
+    machine."""
+    use, carry = machines
+    day = 86400
+    with use("A") as a:
+        task = a.create_task("demo")
+        a.conn.execute("UPDATE tasks SET changed = ? WHERE id = ?", (T0, task.id))
+        for number, start in enumerate((0, 20 * day, 40 * day)):  # Nov., Dec. 2023
+            record_heartbeat(a, task.id, "s", None, T0 + start, prompt_id=f"p{number}")
+            spool_turn_end(a, "s", f"p{number}", timestamp=T0 + start + 600)
+        process_pending(a, now=T0 + 60 * day)
+        assert events.export_events(a.conn, now=T0 + 60 * day) == 7  # in Jan. 2024
+        log = tmp_path / "A" / "mc" / "events" / events.machine_id()
+        assert [p.name for p in log.iterdir()] == ["2023-12.jsonl"]
+        before = (log / "2023-12.jsonl").read_bytes()
+        record_heartbeat(a, task.id, "s", None, T0 + 61 * day, prompt_id="p3")
+        spool_turn_end(a, "s", "p3", timestamp=T0 + 61 * day + 600)
+        process_pending(a, now=T0 + 62 * day)
+        assert events.export_events(a.conn, now=T0 + 62 * day) == 2
+        assert sorted(p.name for p in log.iterdir()) == ["2023-12.jsonl", "2024-01.jsonl"]
+        assert (log / "2023-12.jsonl").read_bytes() == before
+    carry("A", "B")
+    with use("B") as b:
+        events.import_events(b.conn)
+        process_pending(b, now=T0 + 70 * day)
+        split = time_split(b, b.get_task_by_name("demo").id, now=T0 + 70 * day)
+        assert split.claude == 4 * 600

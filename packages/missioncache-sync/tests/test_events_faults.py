@@ -204,3 +204,30 @@ def test_a_rebuild_that_cannot_write_the_log_changes_nothing(machines, monkeypat
     rebuild()
     with use("A") as a:
         assert _claude(a, "demo") == 600
+
+
+def test_an_import_sqlite_rolls_back_midway_fails_and_the_next_one_imports_everything(
+    machines,
+):
+    """SQLite rolls a whole transaction back on a full disk or an I/O error: the import
+    must fail then, not go on outside the transaction and mark the logs read (the turns
+    rolled back would never be imported again)."""
+    from missioncache_state.sqlite import sqlite3
+
+    use, carry = machines
+    with use("A") as a:
+        task = a.create_task("demo")
+        turns(a, task.id, "sa", [(0, 600)])
+        events.export_events(a.conn)
+    carry("A", "B")
+    with use("B") as b:
+        b.conn.execute(  # the turn end's insert meets a full disk: SQLite rolls back
+            "CREATE TEMP TRIGGER full BEFORE INSERT ON main.turn_ends "
+            "BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END"
+        )
+        with pytest.raises(sqlite3.Error):
+            events.import_events(b.conn)
+    with use("B") as b:
+        assert events.import_events(b.conn) == 3  # the task, its prompt and its turn end
+        process_pending(b, now=T0 + 10**6)
+        assert _claude(b, "demo") == 600
