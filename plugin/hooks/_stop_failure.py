@@ -32,4 +32,4 @@ def main() -> None:
     if transcript:  # best effort (see above); the next Stop reads the same lines anyway
         from missioncache_spool import record_usage
 
-        record_usage(sid, transcript, prompt_id)
+        record_usage(sid, transcript, prompt_id, catch_up=False)  # no reply is coming

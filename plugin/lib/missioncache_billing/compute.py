@@ -12,7 +12,8 @@ A task's own rate wins over its client's; a fork's time is inside its parent's (
 union, docs/forks.md), so a fork bills with its parent, listed under it, unless the fork has
 its own billing (``task set FORK --client/--rate``): then it is its own line (its own time,
 the report's fork line) and its parent's line is the family's union less that time, so the
-two add up to the union and nothing is billed twice. What an earlier
+two add up to the union and nothing is billed twice (``split_family``, which the
+timesheets use too, so their entries are these lines per day). What an earlier
 invoice (of any client) already billed for a task and day is taken off (a late turn shows up
 on the next invoice as the difference, never by changing the issued one).
 """
@@ -122,11 +123,10 @@ def task_line(
     settings = task_billing() if settings is None else settings
     name = shown_name(task)
     line = TaskLine(name, task.jira_key, rate)
-    forks = db.forks_of(task.id)
-    own = [fork for fork in forks if shown_name(fork) in settings]
-    line.forks = [shown_name(f) for f in forks if f not in own]
-    split_off = [task_days(db, fork, period.days, now) for fork in own]
-    for day in less_forks(task_days(db, task, period.days, now), split_off):
+    apart = forks_apart(db, task, settings)
+    line.forks = [shown_name(f) for f in db.forks_of(task.id) if f not in apart]
+    days, _ = split_family(db, task_days(db, task, period.days, now), apart, now)
+    for day in days:
         seconds = billed_seconds(day, client)
         old_hours, old_usd = before.get((name, day.day), (Decimal(0), Decimal(0)))
         hours = max(entry_hours(seconds, client) - old_hours, Decimal(0))
@@ -140,6 +140,29 @@ def task_line(
     line.hours = sum((d.hours for d in line.days), Decimal(0))
     line.amount = to_cents(line.hours * rate, client.currency)
     return line
+
+
+def forks_apart(db: TaskDB, task: Task, settings: dict[str, TaskBilling]) -> list:
+    """The forks of ``task`` billed apart from it: those with billing of their own
+    (``task set FORK --client/--rate``). The others bill inside its line."""
+    from missioncache_report.data import shown_name
+
+    return [fork for fork in db.forks_of(task.id) if shown_name(fork) in settings]
+
+
+def split_family(
+    db: TaskDB, parent_days: list, apart: list, now: float | None = None
+) -> tuple[list, list[list]]:
+    """``parent_days`` (a parent's report days: its family's union) as billed: (the
+    parent's days less the forks in ``apart``, each of those forks' own days). The one
+    split an invoice and a timesheet both use, so their hours per day agree."""
+    from missioncache_report.calendar import task_days
+
+    if not apart:
+        return parent_days, []
+    days = [row.day for row in parent_days]
+    forks = [task_days(db, fork, days, now) for fork in apart]
+    return less_forks(parent_days, forks), forks
 
 
 def less_forks(days: list, forks: list[list]) -> list:

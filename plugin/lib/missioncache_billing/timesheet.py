@@ -1,6 +1,7 @@
 """Timesheets in the CSV import columns of the tools people bill from: Toggl Track,
 Clockify and Harvest (docs/billing.md lists each one's columns and where they are
-published). One entry per task per day, its hours rounded by the client's rule, the client
+published). One entry per task per day as the invoice bills it (a fork billed apart from
+its parent is an entry of its own), its hours rounded by the client's rule, the client
 named, the JIRA key carried, and a description of what was worked on that day (the task's
 Recent Changes entries of that day) rather than the Claude/you split.
 """
@@ -9,11 +10,16 @@ from __future__ import annotations
 
 import os
 import subprocess
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from missioncache_billing.compute import billed_seconds, rounded_seconds
-from missioncache_billing.settings import Client, clients, sender, task_billing
+from missioncache_billing.compute import (
+    billed_seconds,
+    entry_hours,
+    forks_apart,
+    rounded_seconds,
+    split_family,
+)
+from missioncache_billing.settings import Client, TaskBilling, clients, sender, task_billing
 
 if TYPE_CHECKING:
     from missioncache_db import TaskDB
@@ -111,24 +117,47 @@ def worked_on(db: TaskDB, task_name: str, day: str) -> str:
     return "; ".join(notes)[:900] if notes else f"Work on {task_name}"
 
 
+def billed_rows(db: TaskDB, days: list, tasks: dict, settings: dict[str, TaskBilling]) -> list:
+    """The report's day rows as the invoice bills them. A report's parent row holds its
+    family's union; a fork billed apart (its own client or rate) leaves it for a row of its
+    own that day, split by the invoice's own rule (``compute.split_family``), so a
+    client's timesheet hours per day are its invoice's. Forks billed with their parent
+    stay in its row."""
+    by_task: dict[str, list] = {}
+    for row in days:
+        by_task.setdefault(row.task, []).append(row)
+    out = []
+    for name, rows in by_task.items():
+        task = tasks.get(name)
+        apart = forks_apart(db, task, settings) if task is not None else []
+        parent, forks = split_family(db, rows, apart)
+        out += parent
+        for fork_rows in forks:
+            out += fork_rows
+    out.sort(key=lambda d: (d.day, d.task))
+    return out
+
+
 def timesheet(db: TaskDB, report: Report, tool: str) -> str:
     """The report's days as ``tool``'s import CSV, every cell guarded like the reports'."""
     from missioncache_report.cells import csv_rows
+    from missioncache_report.data import shown_name
 
     if tool not in TOOLS:
         raise ValueError(f"invalid timesheet tool {tool!r}: use one of {', '.join(TOOLS)}")
     known, settings = clients(), task_billing()
-    jira = {t.name: t.jira_key or "" for t in report.tasks}
+    tasks = {shown_name(t): t for t in db.list_tasks()}
+    jira = {name: t.jira_key or "" for name, t in tasks.items()}
     email = person_email() if tool != "harvest" else ""
     first, last = _names() if tool == "harvest" else ("", "")
     rows = []
-    for day in report.days:
+    for day in billed_rows(db, report.days, tasks, settings):
         own = settings.get(day.task)
         client = known.get(own.client, NO_CLIENT) if own else NO_CLIENT
         seconds = rounded_seconds(billed_seconds(day, client), client)
         if not seconds:
             continue
-        hours = f"{(Decimal(seconds) / 3600).quantize(Decimal('0.01'))}"
+        hours = str(entry_hours(billed_seconds(day, client), client))
         clock = f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
         note = worked_on(db, day.task, day.day)
         billable = "Yes" if client.name else "No"

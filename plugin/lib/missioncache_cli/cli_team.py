@@ -91,11 +91,9 @@ def _status(args: argparse.Namespace) -> int:
         print("no push yet (`missioncache team push` sends now)")
     db = outbox.open_tasks_db()
     if db is not None:
-        sent = outbox.Sent()
         try:
-            waiting = outbox.count(outbox.pending(db.conn, settings, sent))
+            waiting = outbox.waiting(db.conn, settings)
         finally:
-            sent.close()
             db.close()
         print(f"events waiting to be pushed: {waiting}")
     private = [

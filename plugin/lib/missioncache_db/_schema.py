@@ -261,7 +261,7 @@ CREATE TABLE IF NOT EXISTS usage (
     cache_1h_tokens INTEGER NOT NULL DEFAULT 0,
     cache_read_tokens INTEGER NOT NULL DEFAULT 0,
     task_id INTEGER REFERENCES tasks(id) ON DELETE CASCADE,
-    UNIQUE(session_id, message_key)
+    UNIQUE(message_key, session_id)
 );
 CREATE INDEX IF NOT EXISTS usage_task_epoch ON usage(task_id, epoch);
 CREATE INDEX IF NOT EXISTS usage_unassigned ON usage(session_id) WHERE task_id IS NULL;
@@ -300,15 +300,22 @@ def _migrate_v7(conn: sqlite3.Connection) -> None:
 
 
 # Version 8 finds a message's other copies (docs/cost.md: a forked session's transcript
-# repeats its parent's messages, each priced once).
-_V8 = """
-CREATE INDEX IF NOT EXISTS usage_message_key ON usage(message_key);
-"""
-
-
+# repeats its parent's messages, each priced once) through an index led by the message
+# key. A table made since then has one: its uniqueness is (message_key, session_id), and
+# a second index would cost tasks.db a tenth of its size (docs/history.md, Storage).
 def _migrate_v8(conn: sqlite3.Connection) -> None:
-    for statement in _split(_V8):
-        conn.execute(statement)
+    if not _unique_led_by(conn, "usage", "message_key"):
+        conn.execute("CREATE INDEX IF NOT EXISTS usage_message_key ON usage(message_key)")
+
+
+def _unique_led_by(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether a unique index of ``table`` has ``column`` first."""
+    for row in conn.execute(f"PRAGMA index_list({table})").fetchall():
+        if row[2]:  # unique
+            info = conn.execute(f"PRAGMA index_info({row[1]!r})").fetchall()
+            if info and info[0][2] == column:
+                return True
+    return False
 
 
 # Version 9 says which machine a heartbeat came from (the dashboard's live sessions name

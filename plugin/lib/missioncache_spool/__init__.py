@@ -17,46 +17,46 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_spool._pending_records import BAD_SUFFIX as BAD_SUFFIX
     from missioncache_spool._pending_records import CLAIMED_SUFFIX as CLAIMED_SUFFIX
-    from missioncache_spool._pending_records import MAX_BACKGROUND as MAX_BACKGROUND
     from missioncache_spool._pending_records import MAX_LINE as MAX_LINE
-    from missioncache_spool._pending_records import OUTCOMES as OUTCOMES
     from missioncache_spool._pending_records import QUARANTINE as QUARANTINE
-    from missioncache_spool._pending_records import SPOOL_SUFFIX as SPOOL_SUFFIX
-    from missioncache_spool._pending_records import TURN_END as TURN_END
-    from missioncache_spool._pending_records import USAGE as USAGE
-    from missioncache_spool._pending_records import append as append
     from missioncache_spool._pending_records import claim as claim
     from missioncache_spool._pending_records import keep_unattributed as keep_unattributed
-    from missioncache_spool._pending_records import new_turn_end as new_turn_end
     from missioncache_spool._pending_records import pending_files as pending_files
     from missioncache_spool._pending_records import quarantine_dir as quarantine_dir
     from missioncache_spool._pending_records import quarantined as quarantined
     from missioncache_spool._pending_records import read_records as read_records
-    from missioncache_spool._pending_records import record_turn_end as record_turn_end
     from missioncache_spool._pending_records import release_unattributed as release_unattributed
     from missioncache_spool._pending_records import remove as remove
-    from missioncache_spool._pending_records import spool_folder_for as spool_folder_for
     from missioncache_spool._pending_records import take_unreported as take_unreported
     from missioncache_spool._pending_records import unattributed_count as unattributed_count
     from missioncache_spool._pending_records import unattributed_dir as unattributed_dir
     from missioncache_spool._usage_record import record_usage as record_usage
     from missioncache_spool._usage_record import spool_records as spool_records
+    from missioncache_spool._writes import MAX_BACKGROUND as MAX_BACKGROUND
+    from missioncache_spool._writes import OUTCOMES as OUTCOMES
+    from missioncache_spool._writes import SPOOL_SUFFIX as SPOOL_SUFFIX
+    from missioncache_spool._writes import TURN_END as TURN_END
+    from missioncache_spool._writes import USAGE as USAGE
+    from missioncache_spool._writes import append as append
+    from missioncache_spool._writes import new_turn_end as new_turn_end
+    from missioncache_spool._writes import record_turn_end as record_turn_end
+    from missioncache_spool._writes import spool_folder_for as spool_folder_for
 
 _EXPORTS = {
-    "MAX_BACKGROUND": "_pending_records",
-    "OUTCOMES": "_pending_records",
-    "new_turn_end": "_pending_records",
-    "record_turn_end": "_pending_records",
+    "MAX_BACKGROUND": "_writes",
+    "OUTCOMES": "_writes",
+    "new_turn_end": "_writes",
+    "record_turn_end": "_writes",
     "record_usage": "_usage_record",
     "spool_records": "_usage_record",
     "BAD_SUFFIX": "_pending_records",
     "CLAIMED_SUFFIX": "_pending_records",
     "MAX_LINE": "_pending_records",
     "QUARANTINE": "_pending_records",
-    "SPOOL_SUFFIX": "_pending_records",
-    "TURN_END": "_pending_records",
-    "USAGE": "_pending_records",
-    "append": "_pending_records",
+    "SPOOL_SUFFIX": "_writes",
+    "TURN_END": "_writes",
+    "USAGE": "_writes",
+    "append": "_writes",
     "claim": "_pending_records",
     "keep_unattributed": "_pending_records",
     "pending_files": "_pending_records",
@@ -65,7 +65,7 @@ _EXPORTS = {
     "read_records": "_pending_records",
     "release_unattributed": "_pending_records",
     "remove": "_pending_records",
-    "spool_folder_for": "_pending_records",
+    "spool_folder_for": "_writes",
     "take_unreported": "_pending_records",
     "unattributed_count": "_pending_records",
     "unattributed_dir": "_pending_records",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 
-from missioncache_spool._pending_records import USAGE
+from missioncache_spool._writes import USAGE
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False
@@ -32,12 +32,16 @@ if TYPE_CHECKING:
 STATE_KIND = "usage"
 PER_LINE = 150  # messages per spool line: a line stays far below spool.MAX_LINE
 MAX_FILES = 200  # subagent transcripts read per call; the rest wait for the next one
-# Claude Code may run Stop before it has written the turn to the transcript (seen on
-# 2.1.328 for a resumed session: the file still ended where the last Stop stopped). A read
-# that found no message of the turn's own prompt is tried again, a few times, well inside
-# Stop's 10 s.
+# Claude Code may run Stop before it has written the turn to the transcript (2.1.328 drains
+# its writes every 100 ms, later on a busy machine: a resumed session's file still ended
+# where the last Stop stopped, a new one's did not exist yet). A read that found no reply of
+# the turn's own prompt is tried again, a few times, well inside Stop's 10 s.
 CATCH_UP_TRIES = 20
 CATCH_UP_DELAY = 0.05  # seconds
+# A transcript not there yet is waited for less: Claude Code's first write comes within
+# its 100 ms drain, and a session that keeps none (``--no-session-persistence``) must not
+# cost every Stop the whole second.
+MISSING_TRIES = 6
 SEEN_PROMPTS = 8  # turns remembered as read: a later Stop for one of them never waits
 
 
@@ -47,11 +51,23 @@ def _as_row(message: Any, agent: str | None, fallback_prompt: str | None) -> lis
     return [message.key, message.model, message.speed, agent, prompt, epoch, *message.tokens()]
 
 
+class _Turn:
+    """What the main transcript's reads during one call found besides the rows: Claude
+    Code's waits (API retries, usage limits) and the prompts this session's own replies
+    answered (``replied``; a message copied from another session is none of them)."""
+
+    __slots__ = ("replied", "waits")
+
+    def __init__(self) -> None:
+        self.waits: list[list] = []
+        self.replied: list[str | None] = []
+
+
 def _read_file(
-    path: str, entry: Any, agent: str | None, fallback_prompt: str | None, waits: list
+    path: str, entry: Any, agent: str | None, fallback_prompt: str | None, turn: _Turn
 ) -> tuple[list[list], list]:
-    """(rows, new state entry) for one transcript, read from its kept offset; the main
-    transcript's waits (API retries, usage limits) are added to ``waits``."""
+    """(rows, new state entry) for one transcript, read from its kept offset; what the
+    main transcript says of the turn goes to ``turn``."""
     from missioncache_transcript.usage import read_usage
 
     offset, prompt = 0, None
@@ -62,7 +78,8 @@ def _read_file(
     if found.dropped:
         _tell_dropped(path, found.dropped)
     if agent is None:
-        waits.extend([epoch, seconds] for epoch, seconds in found.waits)
+        turn.waits.extend([epoch, seconds] for epoch, seconds in found.waits)
+        turn.replied.extend(m.prompt_id or fallback_prompt for m in found.messages if not m.copied)
     rows = [_as_row(m, agent, fallback_prompt) for m in found.messages]
     return rows, [found.offset, found.prompt_id]
 
@@ -91,20 +108,20 @@ def _agent_name(path: str) -> str:
 
 
 def collect(
-    transcript: str, state: dict, prompt_id: str | None, waits: list | None = None
+    transcript: str, state: dict, prompt_id: str | None, turn: _Turn | None = None
 ) -> tuple[list[list], dict]:
     """The new messages of a session's transcripts and the state to keep after them."""
-    waits = [] if waits is None else waits
+    turn = _Turn() if turn is None else turn
     from missioncache_transcript.usage import subagent_transcripts
 
     files = state.get("files") if state.get("transcript") == transcript else None
     old = files if isinstance(files, dict) else {}
     new: dict[str, list] = {}
-    rows, kept = _read_file(transcript, old.get("main"), None, prompt_id, waits)
+    rows, kept = _read_file(transcript, old.get("main"), None, prompt_id, turn)
     new["main"] = kept
     for path in subagent_transcripts(transcript)[:MAX_FILES]:
         key = os.path.basename(path)
-        found, kept = _read_file(path, old.get(key), _agent_name(path), prompt_id, waits)
+        found, kept = _read_file(path, old.get(key), _agent_name(path), prompt_id, turn)
         rows.extend(found)
         new[key] = kept
     return rows, {"transcript": transcript, "files": new}
@@ -137,31 +154,34 @@ def spool_records(session_id: str, rows: list[list], waits: list | None = None) 
     return records
 
 
-def _caught_up(kept: dict, rows: list[list], prompt_id: str) -> bool:
-    """Whether the read got as far as a message of the turn ``prompt_id`` (``kept``: the
-    state after it). A transcript whose records name no prompt at all is never waited
-    for."""
-    main = kept.get("files", {}).get("main")
-    if not isinstance(main, list) or len(main) != 2 or main[1] is None:
-        return True
-    return any(row[4] == prompt_id for row in rows)
-
-
-def _seen_prompts(seen: list, rows: list[list]) -> list:
-    """The newest ``SEEN_PROMPTS`` prompt ids whose messages have been read."""
-    for row in rows:
-        if isinstance(row[4], str) and row[4] not in seen:
-            seen = [*seen, row[4]]
+def _seen_prompts(seen: list, replied: list) -> list:
+    """The newest ``SEEN_PROMPTS`` prompt ids whose own replies have been read."""
+    for prompt in replied:
+        if isinstance(prompt, str) and prompt not in seen:
+            seen = [*seen, prompt]
     return seen[-SEEN_PROMPTS:]
 
 
+def _may_still_come(path: str, waited: int) -> bool:
+    """Whether waiting can bring the turn: the transcript is a regular file, or not there
+    yet (Claude Code creates it at its first write) and ``waited`` tries are fewer than
+    ``MISSING_TRIES``. A FIFO or a device never will."""
+    if os.path.isfile(path):
+        return True
+    return not os.path.lexists(path) and waited < MISSING_TRIES
+
+
 def record_usage(
-    sid: SessionId | None, transcript_path: Any, prompt_id: PromptId | None = None
+    sid: SessionId | None,
+    transcript_path: Any,
+    prompt_id: PromptId | None = None,
+    catch_up: bool = True,
 ) -> int:
     """Spool the messages ``transcript_path`` and its subagents gained since the last
     call for this session; returns how many. The ids come parsed (the hook's entry parses
-    them once). Nothing where MissionCache is not set up, without a session id or for a
-    transcript path that is not an absolute ``.jsonl``."""
+    them once). ``catch_up``: wait a little for the turn's reply (a failed turn has none).
+    Nothing where MissionCache is not set up, without a session id or for a transcript
+    path that is not an absolute ``.jsonl``."""
     from missioncache_state.locations import heartbeat_spool_dir, is_set_up
 
     if sid is None or not is_set_up():
@@ -173,25 +193,30 @@ def record_usage(
     from missioncache_state.statefile import load_state, save_state
 
     state = load_state(STATE_KIND, sid) or {}
-    waits: list = []
-    rows, kept = collect(transcript_path, state, prompt_id, waits)
-    # A turn whose messages an earlier call already read (a second Stop for the same
-    # prompt, a StopFailure then a Stop) is caught up: nothing more of it is coming.
+    turn = _Turn()
+    rows, kept = collect(transcript_path, state, prompt_id, turn)
+    # A turn whose reply an earlier call already read (a second Stop for the same prompt,
+    # a StopFailure then a Stop) is caught up: nothing more of it is coming. A message
+    # under the turn's prompt is no reply when it was copied from another session: a
+    # fork's transcript starts with the parent's messages, its first user record stamped
+    # with the fork's prompt id, and its own reply may be written a second later.
     kept_seen = state.get("seen")
     seen: list = kept_seen if isinstance(kept_seen, list) else []
-    tries = CATCH_UP_TRIES
+    tries = CATCH_UP_TRIES if catch_up else 0
     while prompt_id is not None and tries and prompt_id not in seen:
-        if _caught_up(kept, rows, prompt_id):
+        if prompt_id in turn.replied or not _may_still_come(
+            transcript_path, CATCH_UP_TRIES - tries
+        ):
             break
         tries -= 1
         time.sleep(CATCH_UP_DELAY)
-        more, kept = collect(transcript_path, kept, prompt_id, waits)
+        more, kept = collect(transcript_path, kept, prompt_id, turn)
         rows.extend(more)
-    kept["seen"] = _seen_prompts(seen, rows)
-    if rows or waits:
-        from missioncache_spool import _pending_records as spool
+    kept["seen"] = _seen_prompts(seen, turn.replied)
+    if rows or turn.waits:
+        from missioncache_spool import _writes as spool
 
-        for record in spool_records(sid, rows, waits):
+        for record in spool_records(sid, rows, turn.waits):
             spool.append(heartbeat_spool_dir(), record)
     if kept != state:
         save_state(STATE_KIND, kept, sid)

@@ -21,9 +21,20 @@ if TYPE_CHECKING:
 BUSY_TIMEOUT = 0.2
 
 
-def task_facts(cwd: str, session_id: SessionId) -> dict | None:
+# What the task's files say (``file_facts`` and the compaction count): kept from the last
+# run while the files' stamps are the same, so a run that only tasks.db made stale (a
+# prompt's heartbeat, a turn's end) parses no markdown.
+FILE_FACTS = ("done", "total", "divergent", "saved_epoch", "compactions")
+FILE_KEYS = ("context", "tasks", "compactions_dir", "saved_marker")
+
+
+def task_facts(
+    cwd: str, session_id: SessionId, earlier: dict | None = None, stamps: list | None = None
+) -> dict | None:
     """Everything the line needs about the session's task, or None when it has none (or
-    MissionCache is not set up: nothing is created for a user who never made a task)."""
+    MissionCache is not set up: nothing is created for a user who never made a task).
+    ``earlier``: the last run's facts, whose file facts are kept when ``stamps`` (their
+    files' stamps then, in ``FILE_KEYS`` order) still hold for the same task."""
     from missioncache_cost import task_tokens
     from missioncache_db import open_if_set_up
     from missioncache_time import period_start, time_split
@@ -55,12 +66,29 @@ def task_facts(cwd: str, session_id: SessionId) -> dict | None:
             "cost_today": spent.cost,
         }
         facts.update(fork_facts(db, task, session_id))
+    if _files_unchanged(facts, earlier, stamps):
+        facts.update({key: earlier[key] for key in FILE_FACTS})  # type: ignore[index]
+        return facts
     facts.update(file_facts(facts["context"], facts["tasks"]))
     known, saved = last_save(task.directory_path)
     if known:  # a task that keeps its real saves: the stamp may be a snapshot's
         facts["saved_epoch"] = saved
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
     return facts
+
+
+def _files_unchanged(facts: dict, earlier: dict | None, stamps: list | None) -> bool:
+    """Whether the task's files are as they were when ``earlier`` was computed: the same
+    task, the same paths, each with the same stamp (a missing file: None both times)."""
+    from missioncache_statusline.line import file_stamp
+
+    if not earlier or stamps is None or len(stamps) != len(FILE_KEYS):
+        return False
+    if earlier.get("task_id") != facts["task_id"] or any(k not in earlier for k in FILE_FACTS):
+        return False
+    if any(earlier.get(key) != facts[key] for key in FILE_KEYS):
+        return False
+    return [file_stamp(facts[key]) for key in FILE_KEYS] == stamps
 
 
 def fork_facts(db: TaskDB, task: Task, session_id: str) -> dict:

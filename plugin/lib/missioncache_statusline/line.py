@@ -45,7 +45,8 @@ _DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
 STALE_MARK = "(stale) "
 
 
-def _stamp(path: Any) -> list | None:
+def file_stamp(path: Any) -> list | None:
+    """``[mtime_ns, size]`` of ``path``, or None when it cannot be read."""
     try:
         info = os.stat(path)
     except (OSError, TypeError, ValueError):
@@ -63,9 +64,9 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
         CACHE_VERSION,
         time.strftime("%Y-%m-%d"),
         cwd,
-        _stamp(binding_file(session_id)),
-        _stamp(db),
-        _stamp(db + "-wal"),
+        file_stamp(binding_file(session_id)),
+        file_stamp(db),
+        file_stamp(db + "-wal"),
     ]
     if facts:
         keys = (
@@ -76,8 +77,16 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
             "parent_context",
             "seen_marker",
         )
-        sig += [_stamp(facts.get(key)) for key in keys]
+        sig += [file_stamp(facts.get(key)) for key in keys]
     return sig
+
+
+_FILE_STAMPS = slice(6, 10)  # positions of the task's files in the signature (FILE_KEYS)
+
+
+def _file_stamps(sig: object) -> list | None:
+    """The task's file stamps a cached signature holds, or None."""
+    return sig[_FILE_STAMPS] if isinstance(sig, list) and len(sig) >= 10 else None
 
 
 def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
@@ -159,7 +168,7 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
         else:
             from missioncache_statusline.facts import task_facts
 
-            facts = task_facts(cwd, sid)
+            facts = task_facts(cwd, sid, facts, _file_stamps(cache.get("sig")))
             sig = signature(sid, cwd, facts)
             computed = clock
         if facts is None:

@@ -13,6 +13,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 PACKAGE = "missioncache-teamdb"
 NO_UV = (
     "the team's server is reached through uv's `uvx`, which is not installed: install uv"
@@ -52,14 +56,18 @@ def uvx_argv(args: list[str], offline: bool) -> list[str]:
     return [uvx, "--quiet", *(["--offline"] if offline else []), "--from", source, PACKAGE, *args]
 
 
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["MISSIONCACHE_PLUGIN_ROOT"] = plugin_root()
+    env["MISSIONCACHE_LIB"] = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    return env
+
+
 def run(args: list[str]) -> int:
     """``missioncache-teamdb ARGS`` here or through uvx; its output goes to ours."""
     import subprocess
 
-    env = dict(os.environ)
-    env["MISSIONCACHE_PLUGIN_ROOT"] = plugin_root()
-    lib = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    env["MISSIONCACHE_LIB"] = lib
+    env = _env()
     if _in_process():
         here = [sys.executable, "-m", "missioncache_teamdb", *args]
         return subprocess.run(here, env=env, check=False).returncode
@@ -82,3 +90,65 @@ def run(args: list[str]) -> int:
             file=sys.stderr,
         )
     return done.returncode
+
+
+class TimedOut(Exception):
+    """The server side did not finish within the time it was given (and was stopped)."""
+
+
+def output(args: list[str], timeout: float) -> tuple[int, str, str]:
+    """``missioncache-teamdb ARGS`` (here or through uvx, as ``run``) with its output
+    captured: (exit code, stdout, stderr). WHY a deadline over the whole run: the
+    dashboard asks this while a page waits, and a server that accepts the connection but
+    never answers must cost seconds, not the page. Past ``timeout`` the process and its
+    children are killed and ``TimedOut`` is raised; no uv raises ``RuntimeError``."""
+    import time
+
+    env = _env()
+    deadline = time.monotonic() + timeout
+    if _in_process():
+        argv = [sys.executable, "-m", "missioncache_teamdb", *args]
+    else:
+        code, _out, _err = _bounded(uvx_argv(["--check"], True), env, deadline)
+        argv = uvx_argv(args, code == 0)
+    return _bounded(argv, env, deadline)
+
+
+def _bounded(argv: list[str], env: dict[str, str], deadline: float) -> tuple[int, str, str]:
+    import subprocess
+    import time
+
+    posix = os.name == "posix"
+    try:
+        child = subprocess.Popen(
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=posix,
+        )
+    except OSError as error:
+        raise RuntimeError(f"could not start {argv[0]}: {error}") from None
+    try:
+        out, err = child.communicate(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _kill(child, posix)
+        child.communicate()
+        raise TimedOut() from None
+    return child.returncode, out, err
+
+
+def _kill(child: Any, posix: bool) -> None:
+    if posix:
+        import signal
+
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # uvx's own child too
+            return
+        except OSError:
+            pass
+    child.kill()

@@ -13,27 +13,34 @@ summary, a transcript, a path, a repository or its URL:
 - a turn's end: its session, its prompt id, its epoch, and whether background work was
   still running (-1: a failure that may have left an agent running);
 - a message: its session, its turn's prompt id, its epoch, its task's uid, its model and
-  speed, its five token counts and its cost in USD as computed here (None: no price).
+  speed, its five token counts and its cost in USD as computed here (None: no price);
+- a wait (a retry back-off or a usage limit Claude Code waited out, docs/time.md): its
+  session, its task's uid, when it began and how many seconds it lasted.
 
 An event's id is stable (a heartbeat's and a turn end's own uid, a hash of a message's
-key, a hash of a task's sent fields), so sending one twice stores it once. The ids the
-server has stored are kept in ``team/sent.sqlite``; only the others are sent.
+key or of a wait's session and start, a hash of a task's sent fields), so sending one
+twice stores it once. A push reads only what is new: the rows of each table past the
+mark ``ledger.Sent`` keeps (a rowid, so rows a sync import adds late are new too), the
+few rows passed earlier that could not leave yet, and the turn ends of new turn starts
+(an end that came before its start leaves with the start). The tasks, a few hundred rows
+at most, are read whole.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 
-from missioncache_team import paths
+from missioncache_team.ledger import Progress, Sent, chunks, expired
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
     from missioncache_state.sqlite import sqlite3
 
-KINDS = ("task", "start", "end", "message")
+__all__ = ["KINDS", "Sent", "all_events", "count", "opaque_name", "pending", "waiting"]
+
+KINDS = ("task", "start", "end", "message", "wait")
 
 
 def _hash(*parts: object) -> str:
@@ -74,122 +81,189 @@ def _tasks(conn: sqlite3.Connection, settings: dict[str, Any]) -> list[dict[str,
     return events
 
 
+# Each table read by rowid: the columns, and the key that tells the row under a mark.
+# A row becomes an event, or None while it cannot leave yet (its task unknown).
 _STARTS = (
-    "SELECT h.uid, h.id, t.uid, h.session_id, h.prompt_id, h.epoch,"
+    "SELECT h.id, h.epoch, h.uid, t.uid, h.session_id, h.prompt_id,"
     " CASE h.kind WHEN 'synthetic' THEN 1 WHEN 'control' THEN 2 ELSE 0 END"
-    " FROM heartbeats h JOIN tasks t ON t.id = h.task_id"
-    " WHERE h.epoch IS NOT NULL AND t.uid IS NOT NULL"
+    " FROM heartbeats h LEFT JOIN tasks t ON t.id = h.task_id"
 )
-
 _ENDS = (
-    "SELECT e.uid, e.session_id, e.prompt_id, e.epoch,"
-    " CASE WHEN e.outcome = 'failure' AND e.background = 0 THEN -1 ELSE e.background END"
-    " FROM turn_ends e WHERE EXISTS (SELECT 1 FROM heartbeats h"
-    " WHERE h.session_id IS e.session_id AND h.prompt_id = e.prompt_id)"
+    "SELECT e.id, e.epoch, e.uid, e.session_id, e.prompt_id,"
+    " CASE WHEN e.outcome = 'failure' AND e.background = 0 THEN -1 ELSE e.background END,"
+    " EXISTS (SELECT 1 FROM heartbeats h WHERE h.session_id IS e.session_id"
+    " AND h.prompt_id = e.prompt_id) FROM turn_ends e"
 )
-
 _MESSAGES = (
-    "SELECT u.session_id, u.message_key, u.prompt_id, u.epoch, t.uid, u.model, u.speed,"
+    "SELECT u.id, u.epoch, u.session_id, u.message_key, u.prompt_id, t.uid, u.model, u.speed,"
     " u.input_tokens, u.output_tokens, u.cache_5m_tokens, u.cache_1h_tokens,"
-    " u.cache_read_tokens FROM usage u JOIN tasks t ON t.id = u.task_id"
-    " WHERE t.uid IS NOT NULL"
+    " u.cache_read_tokens FROM usage u LEFT JOIN tasks t ON t.id = u.task_id"
+)
+_WAITS = (
+    "SELECT w.id, w.epoch, w.session_id, w.seconds, t.uid FROM waits w"
+    " LEFT JOIN tasks t ON t.id = w.task_id"
+)
+# The turn ends of the turn starts past a mark: an end may come before its start. CROSS
+# JOIN keeps the new starts the outer loop (SQLite's planner would scan every turn end).
+_ENDS_OF_NEW_STARTS = (
+    "SELECT DISTINCT e.id, e.epoch, e.uid, e.session_id, e.prompt_id,"
+    " CASE WHEN e.outcome = 'failure' AND e.background = 0 THEN -1 ELSE e.background END, 1"
+    " FROM heartbeats h CROSS JOIN turn_ends e ON e.session_id IS h.session_id"
+    " AND e.prompt_id = h.prompt_id WHERE h.id > ?"
 )
 
 
-def _starts(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    events = []
-    for uid, rowid, task, session, prompt, epoch, kind in conn.execute(_STARTS):
-        event_id = uid or _hash("start", session, prompt, epoch, rowid)
-        events.append(
-            {"id": event_id, "task": task, "session": session or "", "prompt": prompt,
-             "epoch": float(epoch), "kind": int(kind)}
-        )  # fmt: skip
-    return events
+def _start(row: tuple) -> dict[str, Any] | None:
+    rowid, epoch, uid, task, session, prompt, kind = row
+    if epoch is None or task is None:
+        return None
+    event_id = uid or _hash("start", session, prompt, epoch, rowid)
+    return {"id": event_id, "task": task, "session": session or "", "prompt": prompt,
+            "epoch": float(epoch), "kind": int(kind)}  # fmt: skip
 
 
-def _ends(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    return [
-        {"id": uid, "session": session or "", "prompt": prompt, "epoch": float(epoch),
-         "background": int(background or 0)}
-        for uid, session, prompt, epoch, background in conn.execute(_ENDS)
-    ]  # fmt: skip
+def _end(row: tuple) -> dict[str, Any] | None:
+    _rowid, epoch, uid, session, prompt, background, has_start = row
+    if not has_start:
+        return None
+    return {"id": uid, "session": session or "", "prompt": prompt, "epoch": float(epoch),
+            "background": int(background or 0)}  # fmt: skip
 
 
-def _messages(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+def _wait(row: tuple) -> dict[str, Any] | None:
+    _rowid, epoch, session, seconds, task = row
+    if task is None:
+        return None
+    return {"id": _hash("wait", session, epoch), "task": task, "session": session,
+            "epoch": float(epoch), "seconds": float(seconds)}  # fmt: skip
+
+
+def _message_reader() -> Callable[[tuple], dict[str, Any] | None]:
     from missioncache_cost import load_prices
 
     prices = load_prices()
-    events = []
-    for row in conn.execute(_MESSAGES):
-        session, key, prompt, epoch, task, model, speed = row[:7]
-        counts = tuple(int(c or 0) for c in row[7:12])
-        events.append(
-            {"id": _hash("message", session, key), "task": task, "session": session,
-             "prompt": prompt, "epoch": float(epoch), "model": model, "speed": speed,
-             "input": counts[0], "output": counts[1], "cache_5m": counts[2],
-             "cache_1h": counts[3], "cache_read": counts[4],
-             "cost": prices.cost(model, speed, counts)}  # type: ignore[arg-type]
-        )  # fmt: skip
-    return events
+
+    def message(row: tuple) -> dict[str, Any] | None:
+        session, key, prompt, task, model, speed = row[2:8]
+        if task is None:
+            return None
+        counts = tuple(int(c or 0) for c in row[8:13])
+        return {"id": _hash("message", session, key), "task": task, "session": session,
+                "prompt": prompt, "epoch": float(row[1]), "model": model, "speed": speed,
+                "input": counts[0], "output": counts[1], "cache_5m": counts[2],
+                "cache_1h": counts[3], "cache_read": counts[4],
+                "cost": prices.cost(model, speed, counts)}  # type: ignore[arg-type]  # fmt: skip
+
+    return message
+
+
+_TABLES = {
+    "start": ("heartbeats", _STARTS, "h", "coalesce(uid, '') || '|' || coalesce(session_id, '')"
+              " || '|' || coalesce(prompt_id, '')"),
+    "end": ("turn_ends", _ENDS, "e", "uid"),
+    "message": ("usage", _MESSAGES, "u", "session_id || '|' || message_key"),
+    "wait": ("waits", _WAITS, "w", "session_id || '|' || epoch"),
+}  # fmt: skip
+# Rows that can never leave are not kept waiting: a turn end leaves with its start.
+_KEPT_WAITING = ("start", "message", "wait")
+
+
+def _parsers() -> dict[str, Callable[[tuple], dict[str, Any] | None]]:
+    return {"start": _start, "end": _end, "message": _message_reader(), "wait": _wait}
 
 
 def all_events(conn: sqlite3.Connection, settings: dict[str, Any]) -> dict[str, list]:
-    """Every event of tasks.db, by kind (``KINDS``)."""
-    return {
-        "task": _tasks(conn, settings),
-        "start": _starts(conn),
-        "end": _ends(conn),
-        "message": _messages(conn),
-    }
+    """Every event of tasks.db, by kind (``KINDS``): what a first push sends."""
+    parsers = _parsers()
+    found: dict[str, list] = {"task": _tasks(conn, settings)}
+    for kind, (_table, select, _alias, _key) in _TABLES.items():
+        events = (parsers[kind](row) for row in conn.execute(select))
+        found[kind] = [event for event in events if event is not None]
+    return found
 
 
-class Sent:
-    """The ids the server has stored (``team/sent.sqlite``), per kind."""
+def _key_at(conn: sqlite3.Connection, kind: str, rowid: int) -> str | None:
+    table, _select, _alias, key = _TABLES[kind]
+    row = conn.execute(f"SELECT {key} FROM {table} WHERE id = ?", (rowid,)).fetchone()
+    return None if row is None else str(row[0])
 
-    def __init__(self, path: str | None = None):
-        from missioncache_state.sqlite import sqlite3
 
-        self.path = path or paths.sent_path()
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=10, isolation_level=None)
-        self.conn.execute(
-            "CREATE TABLE IF NOT EXISTS sent (kind TEXT NOT NULL, id TEXT NOT NULL,"
-            " PRIMARY KEY (kind, id)) WITHOUT ROWID"
-        )
-
-    def ids(self, kind: str) -> set[str]:
-        return {row[0] for row in self.conn.execute("SELECT id FROM sent WHERE kind = ?", (kind,))}
-
-    def add(self, batch: dict[str, list]) -> None:
-        rows = [(kind, event["id"]) for kind, events in batch.items() for event in events]
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            self.conn.executemany("INSERT OR IGNORE INTO sent(kind, id) VALUES (?, ?)", rows)
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
-
-    def forget(self) -> None:
-        """Send everything again (the server was replaced); the ids make it harmless."""
-        self.conn.execute("DELETE FROM sent")
-
-    def close(self) -> None:
-        self.conn.close()
+def _read(
+    conn: sqlite3.Connection,
+    kind: str,
+    sent: Sent,
+    parse: Callable[[tuple], dict[str, Any] | None],
+    now: float,
+) -> tuple[list[dict[str, Any]], Progress, int]:
+    """The events of ``kind`` past its mark, and those kept waiting that can leave now;
+    how far it was read, and from which rowid."""
+    _table, select, alias, _key = _TABLES[kind]
+    mark, key = sent.mark(kind)
+    if mark and _key_at(conn, kind, mark) != key:
+        mark = 0  # tasks.db rebuilt, or its newest rows gone: read it all once more
+    progress = Progress(mark, key)
+    events = []
+    for row in conn.execute(f"{select} WHERE {alias}.id > ? ORDER BY {alias}.id", (mark,)):
+        progress.mark = int(row[0])
+        event = parse(row)
+        if event is not None:
+            events.append(event)
+        elif kind in _KEPT_WAITING and not expired(row[1], now):
+            progress.unready.append((int(row[0]), float(row[1])))
+    if progress.mark != mark:
+        progress.key = _key_at(conn, kind, progress.mark)
+    kept = dict(sent.unready(kind)) if kind in _KEPT_WAITING else {}
+    for part in chunks(sorted(kept)):
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(f"{select} WHERE {alias}.id IN ({marks})", part):
+            event = parse(row)
+            if event is not None:
+                events.append(event)
+            if event is not None or expired(row[1], now):
+                progress.settled.append(int(row[0]))
+            kept.pop(int(row[0]))
+    progress.settled.extend(kept)  # deleted meanwhile
+    return events, progress, mark
 
 
 def pending(conn: sqlite3.Connection, settings: dict[str, Any], sent: Sent) -> dict[str, list]:
-    """The events the server does not have yet, by kind."""
-    events = all_events(conn, settings)
-    batch = {}
-    for kind in KINDS:
-        done = sent.ids(kind)
-        batch[kind] = [event for event in events[kind] if event["id"] not in done]
+    """The events the server does not have yet, by kind; how far each kind was read is
+    staged on ``sent`` for ``Sent.add`` once the server has them."""
+    import time
+
+    now = time.time()
+    parsers = _parsers()
+    batch: dict[str, list] = {}
+    batch["task"] = _unsent("task", _tasks(conn, settings), sent)
+    starts_from = 0
+    for kind in _TABLES:
+        events, progress, read_from = _read(conn, kind, sent, parsers[kind], now)
+        if kind == "start":
+            starts_from = read_from
+        if kind == "end":
+            ends = (_end(row) for row in conn.execute(_ENDS_OF_NEW_STARTS, (starts_from,)))
+            events += [event for event in ends if event is not None]
+        sent.stage(kind, progress)
+        batch[kind] = _unsent(kind, events, sent)
     return batch
+
+
+def _unsent(kind: str, events: list[dict[str, Any]], sent: Sent) -> list[dict[str, Any]]:
+    unique = {event["id"]: event for event in events}
+    return [event for event_id, event in unique.items() if not sent.has(kind, event_id)]
 
 
 def count(batch: dict[str, list]) -> int:
     return sum(len(events) for events in batch.values())
+
+
+def waiting(conn: sqlite3.Connection, settings: dict[str, Any]) -> int:
+    """How many events wait to be pushed (what ``team status`` and the dashboard say)."""
+    sent = Sent()
+    try:
+        return count(pending(conn, settings, sent))
+    finally:
+        sent.close()
 
 
 def open_tasks_db() -> Any:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._sessions import process_pending as process_pending
     from missioncache_time._sessions import time_invested as time_invested
     from missioncache_time._sessions import time_split as time_split
+    from missioncache_time._summary import wait_union as wait_union
     from missioncache_time._token_rows import assign_tasks as assign_tasks
     from missioncache_time._token_rows import insert_usage as insert_usage
     from missioncache_time._token_rows import valid_message as valid_message
@@ -74,6 +75,7 @@ _EXPORTS = {
     "sealed_days": "_daily",
     "window_tokens": "_daily",
     "rebuild_days": "_rollup",
+    "wait_union": "_summary",
     "refresh_days": "_rollup",
 }
 

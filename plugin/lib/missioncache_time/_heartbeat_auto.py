@@ -56,6 +56,19 @@ def arm_hard_wall(seconds: int) -> None:
     timer.start()
 
 
+NICENESS = 5  # below the prompt's hooks, well inside the hard wall on a busy machine
+
+
+def yield_to_the_prompt() -> None:
+    """Run below the prompt's own hooks: this child starts while the task tracker still
+    works out what to tell Claude, and on a busy machine the two share a core. Only the
+    heartbeat's moment matters here, and that was taken by the hook before the start."""
+    try:
+        os.nice(NICENESS)
+    except (AttributeError, OSError):  # Windows has no nice; a refused one changes nothing
+        pass
+
+
 def turn_from_env() -> tuple[PromptId | None, str]:
     """(prompt id, kind) of the turn this heartbeat starts, as the UserPromptSubmit hook
     passed them."""
@@ -91,6 +104,7 @@ def heartbeat_auto() -> int:
     from missioncache_state.ids import session_id_from_env
 
     arm_hard_wall(HEARTBEAT_WALL_SECONDS)
+    yield_to_the_prompt()
     # Process boundary: the hook handed its parsed id over through the environment.
     cwd, session_id = os.getcwd(), session_id_from_env()
     try:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MARGIN = 2 * 86400  # the longest turn assumed (docs/time.md, Periods)
-VERSION = 2  # of the tables and triggers below: another one creates them again
+VERSION = 3  # of the tables and triggers below: another one creates them again
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS day_rollup (
@@ -99,6 +99,19 @@ def _previous(event: str, row: str) -> str:
     )
 
 
+def _changed(table: str, columns: str, lo: str, hi: str) -> str:
+    """An update marks the old and the new row, when either reaches before the horizon: a
+    fold that gives today's rows their task marks nothing (a mark per row kept the
+    summaries unused until the next reader, and tasks.db a tenth bigger)."""
+    old_hi, new_hi = hi.format(row="OLD"), hi.format(row="NEW")
+    return (
+        f"CREATE TRIGGER IF NOT EXISTS rollup_{table}_update AFTER UPDATE OF {columns} "
+        f"ON {table} WHEN OLD.{lo} < {_HORIZON} OR NEW.{lo} < {_HORIZON} BEGIN "
+        f"INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.{lo}, OLD.{old_hi}), "
+        f"(NEW.task_id, NEW.{lo}, NEW.{new_hi}); END"
+    )
+
+
 _TRIGGERS = (
     _previous("INSERT", "NEW"),
     _previous("DELETE", "OLD"),
@@ -112,21 +125,22 @@ _TRIGGERS = (
     _marks("sessions", "DELETE", "OLD", "start_epoch", "OLD.start_epoch"),
     _turn_end("INSERT", "NEW"),
     _turn_end("DELETE", "OLD"),
-    # Updates are rare (a repair, another tool): the old and the new row, unconditionally.
-    "CREATE TRIGGER IF NOT EXISTS rollup_heartbeats_update AFTER UPDATE OF task_id, epoch,"
-    " session_id, prompt_id, kind ON heartbeats BEGIN INSERT INTO rollup_dirty VALUES"
-    " (OLD.task_id, OLD.epoch, OLD.epoch), (NEW.task_id, NEW.epoch, NEW.epoch); END",
+    # Updates (a fold giving rows their task, a repair): the old and the new row, when
+    # either may reach a sealed day.
+    _changed("heartbeats", "task_id, epoch, session_id, prompt_id, kind", "epoch", "epoch"),
+    _changed(
+        "usage",
+        "task_id, epoch, model, speed, input_tokens, output_tokens, cache_5m_tokens,"
+        " cache_1h_tokens, cache_read_tokens",
+        "epoch",
+        "epoch",
+    ),
+    _changed("waits", "task_id, epoch, seconds", "epoch", "epoch + {row}.seconds"),
     "CREATE TRIGGER IF NOT EXISTS rollup_turn_ends_update AFTER UPDATE OF session_id,"
     " prompt_id, epoch, outcome, background ON turn_ends BEGIN INSERT INTO rollup_dirty"
-    f" {_JOINED.format(end='OLD.epoch', row='OLD')}; INSERT INTO rollup_dirty"
-    f" {_JOINED.format(end='NEW.epoch', row='NEW')}; END",
-    "CREATE TRIGGER IF NOT EXISTS rollup_usage_update AFTER UPDATE OF task_id, epoch, model,"
-    " speed, input_tokens, output_tokens, cache_5m_tokens, cache_1h_tokens,"
-    " cache_read_tokens ON usage BEGIN INSERT INTO rollup_dirty VALUES"
-    " (OLD.task_id, OLD.epoch, OLD.epoch), (NEW.task_id, NEW.epoch, NEW.epoch); END",
-    "CREATE TRIGGER IF NOT EXISTS rollup_waits_update AFTER UPDATE OF task_id, epoch, seconds"
-    " ON waits BEGIN INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.epoch,"
-    " OLD.epoch + OLD.seconds), (NEW.task_id, NEW.epoch, NEW.epoch + NEW.seconds); END",
+    f" {_JOINED.format(end='OLD.epoch', row='OLD')} AND MIN(h.epoch, OLD.epoch) < {_HORIZON};"
+    f" INSERT INTO rollup_dirty {_JOINED.format(end='NEW.epoch', row='NEW')}"
+    f" AND MIN(h.epoch, NEW.epoch) < {_HORIZON}; END",
     # A fork joining or leaving a parent changes the parent's union on every day.
     "CREATE TRIGGER IF NOT EXISTS rollup_tasks_fork AFTER UPDATE OF fork_of ON tasks BEGIN"
     " INSERT INTO rollup_dirty VALUES (OLD.fork_of, NULL, NULL), (NEW.fork_of, NULL, NULL);"
@@ -224,8 +238,7 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: 
     from missioncache_time import _daybook as daybook
 
     if meta.get("version") != VERSION:
-        for statement in _SCHEMA + _TRIGGERS:
-            conn.execute(statement)
+        _recreate(conn)
     made = meta.get("made")
     if isinstance(made, float) and now < made:
         return False  # a clock set back: leave everything as it is
@@ -272,6 +285,18 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: 
     wanted.update(sealed=sealed, horizon=sealed + span, made=float(now))
     conn.executemany("INSERT OR REPLACE INTO rollup_meta VALUES (?, ?)", wanted.items())
     return True
+
+
+def _recreate(conn: sqlite3.Connection) -> None:
+    """The tables and triggers of this version: another version's triggers dropped first
+    (``IF NOT EXISTS`` would keep them as they were)."""
+    names = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup/_%' ESCAPE '/'"
+    ).fetchall()
+    for (name,) in names:
+        conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    for statement in _SCHEMA + _TRIGGERS:
+        conn.execute(statement)
 
 
 def _settled(conn: sqlite3.Connection, meta: dict, idle: float, tail: float, moment: float) -> bool:

@@ -179,11 +179,12 @@ def split_of(
     from missioncache_db import family_ids
 
     family = family_ids(conn, task_id)
-    from missioncache_time._daily import window_split
+    if _has_day_summaries(conn):  # sealed days from their summaries (docs/time.md)
+        from missioncache_time._daily import window_split
 
-    cached = window_split(conn, task_id, family, since, idle, float(tail), now)
-    if cached is not None:  # sealed days from their summaries (docs/time.md)
-        return cached
+        cached = window_split(conn, task_id, family, since, idle, float(tail), now)
+        if cached is not None:
+            return cached
     if len(family) > 1:  # a parent with forks: the union of the family's time
         waits = summary.waiting_seconds(conn, family, since, now)
         return family_split(conn, family, since, idle, float(tail), now).less_waiting(waits)
@@ -194,6 +195,15 @@ def split_of(
     # Earlier turns can reach into the period, up to a margin.
     starts, ends = summary.events(conn, task_id, since - _PERIOD_MARGIN - idle - tail)
     return turns.split(starts, ends, idle, float(tail), now, since).less_waiting(waits)
+
+
+def _has_day_summaries(conn: sqlite3.Connection) -> bool:
+    """Whether a reader ever built the day summaries: until one did (a report, ``time``,
+    the dashboard), a hook's read loads none of their code."""
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rollup_meta'"
+    ).fetchone()
+    return found is not None
 
 
 def family_split(

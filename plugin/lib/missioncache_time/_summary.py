@@ -37,6 +37,10 @@ import math
 from missioncache_state.sqlite import sqlite3
 from missioncache_time._turns import Sweep, TimeSplit, turn_intervals
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 # How far back from now a summary reaches at least: the turns of the last two days (and
 # every session active in them) stay outside it, so today's prompts never invalidate it.
 HORIZON = 2 * 86400
@@ -293,8 +297,17 @@ def waiting_seconds(
         " AND epoch >= ? ORDER BY epoch",
         (*task_ids, until, low - WAIT_LIMIT),
     ).fetchall()
+    return wait_union(rows, since, until)
+
+
+def wait_union(waits: Iterable[tuple[float, float]], since: float | None, until: float) -> float:
+    """Seconds inside ``[since, until]`` covered by the union of ``waits`` (start, end):
+    the rule of ``waiting_seconds`` over waits already read, which the team report applies
+    to the waits on the team's server, so both take out the same seconds."""
+    low = -math.inf if since is None else since
+    kept = sorted(w for w in waits if w[0] < until and w[0] >= low - WAIT_LIMIT)
     total, reached = 0.0, low
-    for start, end in rows:
+    for start, end in kept:
         start, end = max(start, reached), min(end, until)
         if end > start:
             total += end - start

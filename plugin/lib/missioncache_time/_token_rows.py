@@ -3,7 +3,7 @@
 Ingesting the spool is the time model's work (``_heartbeats``), and the task a message
 is on comes from the session's heartbeats: so the rows are stored here, and priced in
 ``missioncache_cost``. Rows come from the spool (``record_usage`` writes them at Stop),
-one per message and session (``UNIQUE(session_id, message_key)``: a message spooled
+one per message and session (``UNIQUE(message_key, session_id)``: a message spooled
 twice is stored once). Which task a row is on is decided by the session's heartbeats,
 the same facts time invested rests on: the heartbeat of the row's own turn (same
 ``prompt_id``), else the latest one of the session before the message, else the

@@ -44,12 +44,14 @@ MAX_TOKENS = 100_000_000
 class MessageUsage:
     """One assistant message's tokens. ``cache_5m`` and ``cache_1h`` split the cache
     writes (``cache_creation_input_tokens``); writes the record does not split are counted
-    as 5-minute ones, the API's default (and what ccusage assumes)."""
+    as 5-minute ones, the API's default (and what ccusage assumes). ``copied``: the
+    message was answered to another session's request (``copied_record``)."""
 
     __slots__ = (
         "cache_1h",
         "cache_5m",
         "cache_read",
+        "copied",
         "epoch",
         "input",
         "key",
@@ -67,9 +69,10 @@ class MessageUsage:
         epoch: float | None,
         prompt_id: str | None,
         tokens: tuple[int, int, int, int, int],
+        copied: bool = False,
     ) -> None:
         self.key, self.model, self.speed, self.epoch = key, model, speed, epoch
-        self.prompt_id = prompt_id
+        self.prompt_id, self.copied = prompt_id, copied
         self.input, self.output, self.cache_5m, self.cache_1h, self.cache_read = tokens
 
     @property
@@ -153,6 +156,16 @@ def iso_epoch(text: Any) -> float | None:
     return days * 86400 + hour * 3600 + minute * 60 + second + fraction
 
 
+def copied_record(record: dict) -> bool:
+    """Whether an ``assistant`` record is a copy of another session's message: Claude Code
+    (2.1.328) stamps ``requestSessionId``, the session whose request the message answered,
+    on every record it writes into a session other than that one (``--fork-session`` and
+    ``/branch`` copy the parent's messages into the new transcript, keeping their ids,
+    timestamps and usage). A session's own replies never carry it."""
+    requester = _text(record.get("requestSessionId"))
+    return requester is not None and requester != record.get("sessionId")
+
+
 def message_usage(record: dict, prompt_id: str | None = None) -> MessageUsage | None:
     """The usage of one ``assistant`` record, or None when it carries none we can key.
     ImplausibleUsage when a count is beyond ``MAX_TOKENS``."""
@@ -179,7 +192,8 @@ def message_usage(record: dict, prompt_id: str | None = None) -> MessageUsage | 
     model = _text(message.get("model"))
     speed = _text(usage.get("speed"), 40)
     key = f"{message_id}:{request}"
-    return MessageUsage(key, model, speed, iso_epoch(record.get("timestamp")), prompt_id, tokens)
+    epoch = iso_epoch(record.get("timestamp"))
+    return MessageUsage(key, model, speed, epoch, prompt_id, tokens, copied_record(record))
 
 
 def _prompt_id(record: dict) -> str | None:

@@ -67,6 +67,9 @@ class Dashboard:
         self.transcripts = TranscriptEdits()
         self._ingested = 0.0
         self._health: tuple[float, list[dict]] | None = None
+        from missioncache_dashboard.team import TeamFigures
+
+        self.team_figures = TeamFigures()
 
     def open_db(self) -> Any:
         from missioncache_db import open_if_set_up
@@ -108,6 +111,24 @@ class Dashboard:
             return _json({"error": "period: week or month"}, 400)
         empty = {"period": period, "tasks": [], "days": []}
         return _json(self.with_db(lambda db: data.day_chart(db, period), empty))
+
+    def team(self, request: Request) -> Response:
+        """The team page's figures (``team.py``): cached a minute, bounded by a timeout."""
+        from missioncache_dashboard.team import PERIODS
+
+        period = request.query_params.get("period", "week")
+        if period not in PERIODS:
+            return _json({"error": f"period: one of {', '.join(PERIODS)}"}, 400)
+        return _json(self.team_figures.answer(period, self._team_waiting))
+
+    def _team_waiting(self) -> int | None:
+        from missioncache_team import config, outbox
+
+        try:
+            settings = config.read()
+            return self.with_db(lambda db: outbox.waiting(db.conn, settings), None)  # type: ignore[no-any-return]
+        except Exception:  # tasks.db busy or broken: the page says it does not know
+            return None
 
     def sessions(self, request: Request) -> Response:
         return _json({"sessions": self.session_list()})
@@ -169,7 +190,11 @@ class Dashboard:
 
             self._health = (now, findings())
         problems = [f for f in self._health[1] if f["status"] == "problem"]
-        found = {"dashboard": "missioncache", "install": self.install, "problems": problems}
+        from missioncache_dashboard.team import is_set_up
+
+        found: dict[str, Any] = {"dashboard": "missioncache", "install": self.install}
+        found["problems"] = problems
+        found["team"] = is_set_up()  # whether the page offers its Team tab
         return _json(found)
 
     async def alive(self, request: Request) -> Response:
@@ -285,6 +310,7 @@ def create_app(port: int, lifespan: Any = None, token: str | None = None) -> Any
         Route("/api/tasks/{task_id:int}", board.task),
         Route("/api/days", board.days),
         Route("/api/sessions", board.sessions),
+        Route("/api/team", board.team),
         Route("/api/health", board.health),
         Route("/api/alive", board.alive),
         Route("/api/events", board.events),

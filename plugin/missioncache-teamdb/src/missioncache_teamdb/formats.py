@@ -32,6 +32,12 @@ def _cost(figures: Figures) -> str:
     return text + (" + unpriced" if figures.unpriced else "")
 
 
+def _waiting(figures: Figures) -> str:
+    from missioncache_time import format_duration
+
+    return f", waiting {format_duration(figures.waiting)}" if figures.waiting else ""
+
+
 def _tokens(figures: Figures) -> int:
     return figures.input + figures.output + figures.cache_write + figures.cache_read
 
@@ -56,7 +62,7 @@ def _text(report: Report) -> str:
                 lines.append(
                     f"  {text_cell(person)}: {format_duration(figures.seconds)}"
                     f" ({format_duration(figures.claude)} Claude, {format_duration(figures.you)}"
-                    f" you), {_tokens(figures):,} tokens, {_cost(figures)}"
+                    f" you{_waiting(figures)}), {_tokens(figures):,} tokens, {_cost(figures)}"
                 )
     grand = report.as_json()["total"]
     lines += ["", f"Team total: {format_duration(grand['seconds'])}, ${grand['cost_usd']:,.2f}"]
@@ -67,13 +73,14 @@ def _csv(report: Report) -> str:
     from missioncache_report.cells import csv_rows
 
     header = [report.by, "person", "seconds", "claude_seconds", "you_seconds", "input_tokens",
-              "output_tokens", "cache_write_tokens", "cache_read_tokens", "cost_usd"]  # fmt: skip
+              "output_tokens", "cache_write_tokens", "cache_read_tokens", "cost_usd",
+              "waiting_seconds"]  # fmt: skip
     rows: list[list[Any]] = []
     for key in sorted(report.rows):
         people = [*sorted(report.rows[key].items()), ("(team)", report.total(key))]
         for person, f in people:
             rows.append([key, person, f.seconds, f.claude, f.you, f.input, f.output,
-                         f.cache_write, f.cache_read, round(f.cost, 6)])  # fmt: skip
+                         f.cache_write, f.cache_read, round(f.cost, 6), f.waiting])  # fmt: skip
     return csv_rows(header, rows)
 
 

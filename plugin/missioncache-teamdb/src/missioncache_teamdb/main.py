@@ -1,8 +1,10 @@
 """``missioncache-teamdb``: what ``missioncache team ...`` runs through uvx (docs/team.md).
 
 ``--check`` (psycopg imports), ``setup URL PERSON [--init]``, ``add-member NAME``,
-``push [--auto]``, ``report --period P --by B --format F``. Messages go to stderr, the
-report to stdout; exit 1 with one plain line when something the person can fix is wrong.
+``push [--auto]``, ``report --period P --by B --format F``, ``figures --period P`` (the
+dashboard's team page: the report by task and by person as one JSON object). Messages go
+to stderr, the report to stdout; exit 1 with one plain line when something the person can
+fix is wrong.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--period", default="month")
     report.add_argument("--by", default="task")
     report.add_argument("--format", default="text")
+    figures = sub.add_parser("figures")
+    figures.add_argument("--period", default="week")
     return parser
 
 
@@ -118,6 +122,26 @@ def report(period: str, by: str, fmt: str) -> int:
     return 0
 
 
+def figures(period: str) -> int:
+    """The dashboard's team page: the report by task and by person for ``period`` as one
+    JSON object (``{"task": ..., "person": ...}``, each what ``report --format json``
+    prints), over one connection."""
+    import json
+
+    from missioncache_team import config
+    from missioncache_teamdb.connect import connect
+    from missioncache_teamdb.report import collect
+
+    settings = config.read()
+    conn = connect(settings["url"], settings["person"])
+    try:
+        found = {by: collect(conn, period, by).as_json() for by in ("task", "person")}
+    finally:
+        conn.close()
+    sys.stdout.write(json.dumps(found, ensure_ascii=False) + "\n")
+    return 0
+
+
 def _line(error: BaseException) -> str:
     return " ".join(str(error).split())[:300]
 
@@ -143,6 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return push(args.auto)
         if args.action == "report":
             return report(args.period, args.by, args.format)
+        if args.action == "figures":
+            return figures(args.period)
         _parser().print_usage(sys.stderr)
         return 2
     except (TeamError, ValueError) as error:

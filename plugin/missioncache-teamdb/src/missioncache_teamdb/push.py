@@ -37,7 +37,16 @@ _MESSAGE = (
     " %(prompt)s, %(epoch)s, %(model)s, %(speed)s, %(input)s, %(output)s, %(cache_5m)s,"
     " %(cache_1h)s, %(cache_read)s, %(cost)s) ON CONFLICT (person, id) DO NOTHING"
 )
-STATEMENTS = {"task": _TASK, "start": _START, "end": _END, "message": _MESSAGE}
+_WAIT = (
+    "INSERT INTO missioncache.waits (id, machine, task_uid, session_id, epoch, seconds)"
+    " VALUES (%(id)s, %(machine)s, %(task)s, %(session)s, %(epoch)s, %(seconds)s)"
+    " ON CONFLICT (person, id) DO NOTHING"
+)
+STATEMENTS = {
+    "task": _TASK, "start": _START, "end": _END, "message": _MESSAGE, "wait": _WAIT
+}  # fmt: skip
+# The schema version that first stores each kind; an older server keeps them waiting here.
+SINCE_VERSION = {"wait": 2}
 CLOCK_WARNING_SECONDS = 300
 
 
@@ -46,6 +55,7 @@ class Outcome:
 
     def __init__(self, sent: int, waiting: int, error: str | None, skew: float = 0.0):
         self.sent, self.waiting, self.error, self.skew = sent, waiting, error, skew
+        self.old_schema = False  # the server cannot store every kind yet
 
     def lines(self) -> list[str]:
         if self.error:
@@ -59,6 +69,12 @@ class Outcome:
             if self.sent
             else "nothing new to push: the team's server has every event"
         ]
+        if self.old_schema:
+            lines.append(
+                f"{self.waiting} wait{'' if self.waiting == 1 else 's'} (retry back-offs) stay"
+                " here: the team's server has an older schema; whoever administers it runs"
+                " `missioncache team setup URL --person NAME --init` once more"
+            )
         if abs(self.skew) >= CLOCK_WARNING_SECONDS:
             ahead = "ahead of" if self.skew > 0 else "behind"
             lines.append(
@@ -66,6 +82,11 @@ class Outcome:
                 " server's: set it right, or its time is cut at the present moment"
             )
         return lines
+
+
+def storable(batch: dict[str, list], version: int | None) -> dict[str, list]:
+    """The part of ``batch`` the server's schema (``version``) has tables for."""
+    return {k: v for k, v in batch.items() if SINCE_VERSION.get(k, 1) <= (version or 1)}
 
 
 def send(conn: Any, batch: dict[str, list], machine: str) -> None:
@@ -85,6 +106,7 @@ def push(tell: bool) -> Outcome:
 
     from missioncache_sync import machine_id
     from missioncache_team import config, outbox, status
+    from missioncache_teamdb import schema
     from missioncache_teamdb.connect import Unreachable, connect
 
     settings = config.read()
@@ -104,16 +126,20 @@ def push(tell: bool) -> Outcome:
         try:
             row = conn.execute("SELECT extract(epoch FROM clock_timestamp())").fetchone()
             skew = time.time() - float(row[0]) if row else 0.0
-            send(conn, batch, machine_id())
+            sending = storable(batch, schema.version(conn))
+            send(conn, sending, machine_id())
         except psycopg.Error as error:
             message = " ".join(str(error).split())[:300] or type(error).__name__
             status.record(0, waiting, message, tell)
             return Outcome(0, waiting, message)
         finally:
             conn.close()
-        sent.add(batch)
-        status.record(waiting, 0, None, tell)
-        return Outcome(waiting, 0, None, skew)
+        sent.add(sending)
+        done = outbox.count(sending)
+        status.record(done, waiting - done, None, tell)
+        outcome = Outcome(done, waiting - done, None, skew)
+        outcome.old_schema = done < waiting
+        return outcome
     finally:
         sent.close()
         db.close()

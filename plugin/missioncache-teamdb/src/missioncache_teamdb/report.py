@@ -21,17 +21,18 @@ class Figures:
     """Seconds (total, Claude's, the person's own), tokens and cost of one cell."""
 
     __slots__ = ("cache_read", "cache_write", "claude", "cost", "input", "output", "seconds",
-                 "unpriced", "you")  # fmt: skip
+                 "unpriced", "waiting", "you")  # fmt: skip
 
     def __init__(self) -> None:
-        self.seconds = self.claude = self.you = 0
+        self.seconds = self.claude = self.you = self.waiting = 0
         self.input = self.output = self.cache_write = self.cache_read = self.unpriced = 0
         self.cost = 0.0
 
-    def add_time(self, seconds: int, claude: int, you: int) -> None:
+    def add_time(self, seconds: int, claude: int, you: int, waiting: int = 0) -> None:
         self.seconds += seconds
         self.claude += claude
         self.you += you
+        self.waiting += waiting
 
     def add_message(self, row: tuple) -> None:
         self.input += row[0]
@@ -44,7 +45,7 @@ class Figures:
             self.cost += row[5]
 
     def merge(self, other: Figures) -> None:
-        self.add_time(other.seconds, other.claude, other.you)
+        self.add_time(other.seconds, other.claude, other.you, other.waiting)
         self.add_message(
             (other.input, other.output, other.cache_write, 0, other.cache_read, other.cost)
         )
@@ -55,6 +56,7 @@ class Figures:
             "seconds": self.seconds,
             "claude_seconds": self.claude,
             "you_seconds": self.you,
+            "waiting_seconds": self.waiting,
             "tokens": {
                 "input": self.input,
                 "output": self.output,
@@ -124,13 +126,33 @@ def _day_bounds(since: float, now: float) -> list[tuple[str, float, float]]:
     return days
 
 
-def _split(claude: list, you: list, since: float | None, until: float) -> tuple[int, int, int]:
-    from missioncache_time import clipped
+def _split(
+    claude: list, you: list, waits: list, since: float | None, until: float
+) -> tuple[int, int, int, int]:
+    """(total, Claude's, yours, waiting) inside ``[since, until]``, as ``missioncache time``
+    splits a task's time: the waits inside the window come out of Claude's seconds."""
+    from missioncache_time import TimeSplit, clipped, wait_union
 
     claude_seconds = clipped(claude, since, until)
     total = round(claude_seconds + clipped(you, since, until))
     claude_whole = min(total, round(claude_seconds))
-    return total, claude_whole, total - claude_whole
+    split = TimeSplit(total, claude_whole, total - claude_whole)
+    split = split.less_waiting(wait_union(waits, since, until))
+    return split.total, split.claude, split.you, split.waiting
+
+
+def _waits_by_person_task(conn: Any) -> dict[tuple[str, str], list]:
+    """Each (person, team task)'s waits as (start, end); none on a server whose schema
+    predates them (``--init`` not run again since)."""
+    row = conn.execute("SELECT to_regclass('missioncache.team_wait_events')").fetchone()
+    if row is None or row[0] is None:
+        return {}
+    waits: dict[tuple[str, str], list] = {}
+    for person, task, epoch, seconds in conn.execute(
+        "SELECT person, task, epoch, seconds FROM missioncache.team_wait_events"
+    ):
+        waits.setdefault((person, task), []).append((epoch, epoch + seconds))
+    return waits
 
 
 def _turns_by_person_task(conn: Any, now: float) -> dict[tuple[str, str], list]:
@@ -175,15 +197,17 @@ def collect(conn: Any, period: str, by: str, now: float | None = None) -> Report
     days = (
         _day_bounds(since if since is not None else _first(conn, now), now) if by == "day" else []
     )
+    waits = _waits_by_person_task(conn)
     for (person, task), turns in _turns_by_person_task(conn, now).items():
         claude, you = merge(turns)
+        waited = waits.get((person, task), [])
         if by == "day":
             for day, start, end in days:
-                figures = _split(claude, you, max(start, since or start), min(end, now))
+                figures = _split(claude, you, waited, max(start, since or start), min(end, now))
                 if figures[0]:
                     report.cell(day, person).add_time(*figures)
             continue
-        figures = _split(claude, you, since, now)
+        figures = _split(claude, you, waited, since, now)
         if figures[0]:
             report.cell(_key(by, person, task, report.clients), person).add_time(*figures)
     where, params = (

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: waits (retry back-offs, usage limits), taken out of the time
 MEMBER_ROLE = "missioncache_member"
-TABLES = ("tasks", "turn_starts", "turn_ends", "messages")
+TABLES = ("tasks", "turn_starts", "turn_ends", "messages", "waits")
 MEMBER_VIEWS = (
     "team_turn_events",
     "team_messages",
+    "team_wait_events",
+    "team_waits",
     "team_turns",
     "team_time_per_person",
     "team_time_per_day",
@@ -97,6 +99,17 @@ _V1 = [
     "CREATE INDEX IF NOT EXISTS messages_task ON missioncache.messages (person, task_uid)",
 ]
 
+# Version 2: the waits (docs/time.md, "Waiting is nobody's"), each a span of one session.
+_V2 = [
+    f"""CREATE TABLE IF NOT EXISTS missioncache.waits (
+        {_PERSON}, {_ID}, {_MACHINE},
+        task_uid text NOT NULL CHECK (length(task_uid) <= 64),
+        {_SESSION}, {_EPOCH},
+        seconds double precision NOT NULL CHECK (seconds > 0 AND seconds < 1e7),
+        PRIMARY KEY (person, id))""",
+    "CREATE INDEX IF NOT EXISTS waits_task ON missioncache.waits (person, task_uid)",
+]
+
 # The raw figures the team report reads: one row per turn start, with its latest end.
 _TURN_EVENTS = """CREATE OR REPLACE VIEW missioncache.team_turn_events AS
 SELECT s.person, s.id, s.task_uid, coalesce(t.team_key, s.task_uid) AS task, t.client,
@@ -116,6 +129,28 @@ SELECT m.person, coalesce(t.team_key, m.task_uid) AS task, t.client, m.epoch, m.
        m.cache_read_tokens, m.cost_usd
 FROM missioncache.messages m
 LEFT JOIN missioncache.tasks t ON t.person = m.person AND t.uid = m.task_uid"""
+
+_WAIT_EVENTS = """CREATE OR REPLACE VIEW missioncache.team_wait_events AS
+SELECT w.person, coalesce(t.team_key, w.task_uid) AS task, w.session_id, w.epoch, w.seconds
+FROM missioncache.waits w
+LEFT JOIN missioncache.tasks t ON t.person = w.person AND t.uid = w.task_uid"""
+
+# missioncache_time.wait_union in SQL: each person's waits on a team task as disjoint
+# blocks (a, b), cut at the present (two sessions waiting in one minute wait one minute).
+_WAITS = """CREATE OR REPLACE VIEW missioncache.team_waits AS
+WITH w AS (
+    SELECT person, task, epoch AS a,
+           least(epoch + seconds, extract(epoch FROM clock_timestamp())::double precision) AS b
+    FROM missioncache.team_wait_events),
+o AS (
+    SELECT w.*, max(b) OVER (PARTITION BY person, task ORDER BY a, b
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_b
+    FROM w WHERE b > a),
+n AS (
+    SELECT o.*, sum(CASE WHEN prev_b IS NULL OR a > prev_b THEN 1 ELSE 0 END) OVER (
+               PARTITION BY person, task ORDER BY a, b ROWS UNBOUNDED PRECEDING) AS block
+    FROM o)
+SELECT person, task, min(a) AS a, max(b) AS b FROM n GROUP BY person, task, block"""
 
 # missioncache_time.turn_intervals in SQL: each turn as (start, stop, reach).
 _TURNS = """CREATE OR REPLACE VIEW missioncache.team_turns AS
@@ -177,27 +212,59 @@ UNION ALL
 SELECT person, task, 'you', prev_stop, start
 FROM n WHERE new_block AND prev_stop IS NOT NULL AND start <= prev_reach"""
 
+# TimeSplit.less_waiting in SQL: a task's waits come out of Claude's time (never more).
 _PER_PERSON = """CREATE OR REPLACE VIEW missioncache.team_time_per_person AS
 WITH sums AS (
     SELECT person, task,
            coalesce(sum(b - a) FILTER (WHERE part = 'claude'), 0) AS claude,
            coalesce(sum(b - a) FILTER (WHERE part = 'you'), 0) AS you
-    FROM missioncache.team_spans GROUP BY person, task)
-SELECT person, task, round(claude + you)::bigint AS seconds,
-       least(round(claude + you), round(claude))::bigint AS claude_seconds,
-       (round(claude + you) - least(round(claude + you), round(claude)))::bigint AS you_seconds
-FROM sums"""
+    FROM missioncache.team_spans GROUP BY person, task),
+waited AS (SELECT person, task, sum(b - a) AS waiting FROM missioncache.team_waits
+           GROUP BY person, task),
+r AS (
+    SELECT s.person, s.task, round(s.claude + s.you) AS total,
+           least(round(s.claude + s.you), round(s.claude)) AS claude_whole,
+           greatest(0, least(least(round(s.claude + s.you), round(s.claude)),
+                             round(coalesce(w.waiting, 0)))) AS waiting
+    FROM sums s LEFT JOIN waited w ON w.person = s.person AND w.task = s.task)
+SELECT person, task, (total - waiting)::bigint AS seconds,
+       (claude_whole - waiting)::bigint AS claude_seconds,
+       (total - claude_whole)::bigint AS you_seconds, waiting::bigint AS waiting_seconds
+FROM r"""
 
+# Each day as the report's ``--by day``: Claude's and your time inside the day, less the
+# waits inside the day.
 _PER_DAY = """CREATE OR REPLACE VIEW missioncache.team_time_per_day AS
 WITH pieces AS (
-    SELECT sp.person, sp.task, d.day::date AS day,
+    SELECT sp.person, sp.task, sp.part, d.day::date AS day,
            greatest(0, least(sp.b, extract(epoch FROM d.day + interval '1 day'))
                        - greatest(sp.a, extract(epoch FROM d.day))) AS seconds
     FROM missioncache.team_spans sp,
          generate_series(date_trunc('day', to_timestamp(sp.a)),
-                         date_trunc('day', to_timestamp(sp.b)), interval '1 day') AS d(day))
-SELECT day, person, task, round(sum(seconds))::bigint AS seconds
-FROM pieces GROUP BY day, person, task HAVING round(sum(seconds)) > 0"""
+                         date_trunc('day', to_timestamp(sp.b)), interval '1 day') AS d(day)),
+days AS (
+    SELECT day, person, task,
+           coalesce(sum(seconds) FILTER (WHERE part = 'claude'), 0) AS claude,
+           coalesce(sum(seconds) FILTER (WHERE part = 'you'), 0) AS you
+    FROM pieces GROUP BY day, person, task),
+wait_pieces AS (
+    SELECT wt.person, wt.task, d.day::date AS day,
+           greatest(0, least(wt.b, extract(epoch FROM d.day + interval '1 day'))
+                       - greatest(wt.a, extract(epoch FROM d.day))) AS seconds
+    FROM missioncache.team_waits wt,
+         generate_series(date_trunc('day', to_timestamp(wt.a)),
+                         date_trunc('day', to_timestamp(wt.b)), interval '1 day') AS d(day)),
+waited AS (SELECT day, person, task, sum(seconds) AS waiting FROM wait_pieces
+           GROUP BY day, person, task),
+r AS (
+    SELECT d.day, d.person, d.task, round(d.claude + d.you) AS total,
+           greatest(0, least(least(round(d.claude + d.you), round(d.claude)),
+                             round(coalesce(w.waiting, 0)))) AS waiting
+    FROM days d LEFT JOIN waited w
+         ON w.day = d.day AND w.person = d.person AND w.task = d.task)
+SELECT day, person, task, (total - waiting)::bigint AS seconds,
+       waiting::bigint AS waiting_seconds
+FROM r WHERE total - waiting > 0"""
 
 _COST = """CREATE OR REPLACE VIEW missioncache.team_cost_per_task AS
 SELECT task, max(client) AS client, count(DISTINCT person) AS people,
@@ -209,7 +276,17 @@ SELECT task, max(client) AS client, count(DISTINCT person) AS people,
        count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced_messages
 FROM missioncache.team_messages GROUP BY task"""
 
-VIEWS = [_TURN_EVENTS, _MESSAGES, _TURNS, _SPANS, _PER_PERSON, _PER_DAY, _COST]
+VIEWS = [
+    _TURN_EVENTS,
+    _MESSAGES,
+    _WAIT_EVENTS,
+    _WAITS,
+    _TURNS,
+    _SPANS,
+    _PER_PERSON,
+    _PER_DAY,
+    _COST,
+]
 
 
 def _grants() -> list[str]:
@@ -234,7 +311,7 @@ def init(conn: Any) -> int:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(4242390001)")
         conn.execute(_ROLE)
-        for statement in _V1 + VIEWS + _grants():
+        for statement in _V1 + _V2 + VIEWS + _grants():
             conn.execute(statement)
         conn.execute(
             "INSERT INTO missioncache.meta(key, value) VALUES ('schema_version', %s)"

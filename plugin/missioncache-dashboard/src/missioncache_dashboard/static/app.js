@@ -3,7 +3,7 @@
 "use strict";
 
 const PALETTE = ["#2f7ed8", "#f28f43", "#8bbc21", "#910000", "#1aadce", "#492970", "#77a1e5", "#c42525"];
-const state = { period: "week", sessions: [], tasksVersion: -1, route: "" };
+const state = { period: "week", teamPeriod: "week", sessions: [], tasksVersion: -1, route: "" };
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -228,6 +228,7 @@ function withCode(text) {
 
 async function refreshHealth() {
   const health = await getJSON("/api/health");
+  document.getElementById("tab-team").hidden = !health.team;
   const banner = document.getElementById("health");
   banner.replaceChildren();
   banner.hidden = health.problems.length === 0;
@@ -240,10 +241,99 @@ async function refreshHealth() {
 
 async function route() {
   const match = location.hash.match(/^#\/task\/(\d+)$/);
-  document.getElementById("home").hidden = Boolean(match);
+  const onTeam = location.hash === "#/team";
+  document.getElementById("home").hidden = Boolean(match) || onTeam;
   document.getElementById("task").hidden = !match;
+  document.getElementById("team").hidden = !onTeam;
+  document.getElementById("tab-tasks").classList.toggle("on", !onTeam);
+  document.getElementById("tab-team").classList.toggle("on", onTeam);
   if (match) renderTask(await getJSON(`/api/tasks/${match[1]}`));
+  else if (onTeam) await refreshTeam();
   else await refreshTasks();
+}
+
+// The team page (docs/dashboard.md, "Team"): figures from the team's server, by task and
+// by person. Every name in it comes from other people's machines: text nodes only.
+function stamp(epoch) {
+  const d = new Date(epoch * 1000), two = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function teamTokens(f) {
+  const t = f.tokens;
+  return (t.input + t.output + t.cache_write + t.cache_read).toLocaleString("en-US");
+}
+
+function teamCost(f) {
+  return money(f.cost_usd) + (f.unpriced_messages ? " + unpriced" : "");
+}
+
+function teamTime(f) {
+  const waiting = f.waiting_seconds ? `, waiting ${duration(f.waiting_seconds)}` : "";
+  return `${duration(f.seconds)} (${duration(f.claude_seconds)} / ${duration(f.you_seconds)})${waiting}`;
+}
+
+function teamStatus(status) {
+  let text;
+  if (!status.last_push) text = "No push yet: `missioncache team push` sends your figures now.";
+  else if (status.reached) text = `Last push ${stamp(status.last_push)}: it reached the team's server (${plural(status.sent || 0, "event")} sent).`;
+  else text = `Last push ${stamp(status.last_push)}: the team's server was not reached (${status.error || "no answer"}).`;
+  if (status.waiting === null || status.waiting === undefined) text += " Events waiting here: unknown (tasks.db is busy).";
+  else text += status.waiting ? ` ${plural(status.waiting, "event")} wait here for the next push.` : " Nothing waits to be pushed.";
+  return text;
+}
+
+function teamTable(head, rows) {
+  return el("table", {}, el("thead", {}, el("tr", {}, ...head.map((h) => el("th", {}, h)))), el("tbody", {}, ...rows));
+}
+
+function figureCells(f) {
+  return [el("td", { class: "num" }, teamTime(f)), el("td", { class: "num" }, teamTokens(f)), el("td", { class: "num" }, teamCost(f))];
+}
+
+function renderTeam(answer) {
+  const body = document.getElementById("team-body"), status = document.getElementById("team-status");
+  const problem = document.getElementById("team-problem");
+  body.replaceChildren();
+  problem.replaceChildren();
+  problem.hidden = !answer.problem;
+  status.replaceChildren();
+  if (!answer.set_up) {
+    body.append(el("p", { id: "team-not-set-up" }, ...withCode(`No team is set up on this machine. \`${answer.how}\` sends your figures to the team's PostgreSQL (docs/team.md says how).`)));
+    return;
+  }
+  status.append(...withCode(teamStatus(answer.status)));
+  if (answer.problem) {
+    problem.append(...withCode(answer.problem));
+    return;
+  }
+  const taskRows = [];
+  for (const row of answer.task.rows) {
+    const name = el("td", {}, row.task, row.client ? el("div", { class: "billing muted" }, row.client) : null);
+    taskRows.push(el("tr", { class: "task-row", "data-team-task": row.task }, name, el("td", {}, "team"), ...figureCells(row)));
+    for (const [person, f] of Object.entries(row.people)) {
+      taskRows.push(el("tr", { "data-team-task": row.task, "data-person": person }, el("td", {}), el("td", { class: "person" }, person), ...figureCells(f)));
+    }
+  }
+  const personRows = answer.person.rows.map((row) =>
+    el("tr", { "data-person": row.person }, el("td", {}, row.person), ...figureCells(row)));
+  const none = el("p", { class: "muted" }, "No time or cost recorded by the team in this period.");
+  const head = ["time (Claude / you)", "tokens", "cost"];
+  body.append(
+    el("h2", {}, "By task"),
+    taskRows.length ? teamTable(["task", "who", ...head], taskRows) : none,
+    el("h2", {}, "By person"),
+    personRows.length ? teamTable(["person", ...head], personRows) : none.cloneNode(true),
+    el("p", { class: "muted" }, `Team total: ${teamTime(answer.task.total)}, ${teamCost(answer.task.total)}. Figures from the team's server at ${stamp(answer.checked)} (asked at most once a minute).`),
+  );
+}
+
+async function refreshTeam() {
+  renderTeam(await getJSON(`/api/team?period=${state.teamPeriod}`));
 }
 
 function report(error) {
@@ -270,11 +360,18 @@ function poll() {
   setInterval(() => refreshSessions().catch(report), 1500);
 }
 
-document.querySelectorAll(".switch button").forEach((button) => {
+document.querySelectorAll("button[data-period]").forEach((button) => {
   button.addEventListener("click", () => {
     state.period = button.dataset.period;
-    document.querySelectorAll(".switch button").forEach((b) => b.classList.toggle("on", b === button));
+    document.querySelectorAll("button[data-period]").forEach((b) => b.classList.toggle("on", b === button));
     refreshTasks().catch(report);
+  });
+});
+document.querySelectorAll("button[data-team-period]").forEach((button) => {
+  button.addEventListener("click", () => {
+    state.teamPeriod = button.dataset.teamPeriod;
+    document.querySelectorAll("button[data-team-period]").forEach((b) => b.classList.toggle("on", b === button));
+    refreshTeam().catch(report);
   });
 });
 window.addEventListener("hashchange", () => route().catch(report));
