@@ -16,12 +16,10 @@ from missioncache_state import lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_spool._pending_records import BAD_SUFFIX as BAD_SUFFIX
-    from missioncache_spool._pending_records import CLAIMED_SUFFIX as CLAIMED_SUFFIX
     from missioncache_spool._pending_records import MAX_LINE as MAX_LINE
     from missioncache_spool._pending_records import QUARANTINE as QUARANTINE
     from missioncache_spool._pending_records import claim as claim
     from missioncache_spool._pending_records import keep_unattributed as keep_unattributed
-    from missioncache_spool._pending_records import pending_files as pending_files
     from missioncache_spool._pending_records import quarantine_dir as quarantine_dir
     from missioncache_spool._pending_records import quarantined as quarantined
     from missioncache_spool._pending_records import read_records as read_records
@@ -32,6 +30,7 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_spool._pending_records import unattributed_dir as unattributed_dir
     from missioncache_spool._usage_record import record_usage as record_usage
     from missioncache_spool._usage_record import spool_records as spool_records
+    from missioncache_spool._writes import CLAIMED_SUFFIX as CLAIMED_SUFFIX
     from missioncache_spool._writes import MAX_BACKGROUND as MAX_BACKGROUND
     from missioncache_spool._writes import OUTCOMES as OUTCOMES
     from missioncache_spool._writes import SPOOL_SUFFIX as SPOOL_SUFFIX
@@ -39,6 +38,7 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_spool._writes import USAGE as USAGE
     from missioncache_spool._writes import append as append
     from missioncache_spool._writes import new_turn_end as new_turn_end
+    from missioncache_spool._writes import pending_files as pending_files
     from missioncache_spool._writes import record_turn_end as record_turn_end
     from missioncache_spool._writes import spool_folder_for as spool_folder_for
 
@@ -50,7 +50,7 @@ _EXPORTS = {
     "record_usage": "_usage_record",
     "spool_records": "_usage_record",
     "BAD_SUFFIX": "_pending_records",
-    "CLAIMED_SUFFIX": "_pending_records",
+    "CLAIMED_SUFFIX": "_writes",
     "MAX_LINE": "_pending_records",
     "QUARANTINE": "_pending_records",
     "SPOOL_SUFFIX": "_writes",
@@ -59,7 +59,7 @@ _EXPORTS = {
     "append": "_writes",
     "claim": "_pending_records",
     "keep_unattributed": "_pending_records",
-    "pending_files": "_pending_records",
+    "pending_files": "_writes",
     "quarantine_dir": "_pending_records",
     "quarantined": "_pending_records",
     "read_records": "_pending_records",

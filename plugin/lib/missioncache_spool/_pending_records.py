@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 
-from missioncache_spool._writes import SPOOL_SUFFIX, append
+from missioncache_spool._writes import CLAIMED_SUFFIX, SPOOL_SUFFIX, append
 from missioncache_state.json_codec import loads
 
 TYPE_CHECKING = False
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 
     StrPath = Union[str, os.PathLike]
 
-CLAIMED_SUFFIX = ".claimed"
 MAX_LINE = 65536  # a heartbeat line is tiny; anything longer is not ours
 MAX_FILE = 64 << 20  # a spool file is read this far at most: the rest is quarantined
 MAX_DEPTH = 32  # a record nested deeper than this is not ours (and could not be stored)
@@ -326,12 +325,3 @@ def remove(paths: Iterable[StrPath]) -> None:
             os.unlink(path)
         except OSError:
             pass
-
-
-def pending_files(directory: StrPath) -> bool:
-    """Cheap check: is anything waiting in the spool?"""
-    try:
-        with os.scandir(os.fspath(directory)) as entries:
-            return any(e.name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)) for e in entries)
-    except OSError:
-        return False

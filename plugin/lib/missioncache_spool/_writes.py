@@ -18,6 +18,7 @@ from missioncache_state.json_codec import dumps
 TURN_END = "turn_end"
 USAGE = "usage"
 SPOOL_SUFFIX = ".jsonl"
+CLAIMED_SUFFIX = ".claimed"  # a file an ingester has claimed (``_pending_records``)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -74,6 +75,16 @@ def _still_named(path: str, written: os.stat_result) -> bool:
     except FileNotFoundError:
         return False
     return (current.st_dev, current.st_ino) == (written.st_dev, written.st_ino)
+
+
+def pending_files(directory: StrPath) -> bool:
+    """Cheap check: is anything waiting in the spool? Here, not with the reader: the
+    status line asks at every recompute and folds only when something waits."""
+    try:
+        with os.scandir(os.fspath(directory)) as entries:
+            return any(e.name.endswith((SPOOL_SUFFIX, CLAIMED_SUFFIX)) for e in entries)
+    except OSError:
+        return False
 
 
 # -- the turn end, spooled by Stop and StopFailure -------------------------------------

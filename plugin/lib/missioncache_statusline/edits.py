@@ -69,8 +69,7 @@ def _edits_in(chunk: bytes) -> int:
     Lines without a tool_use are skipped before any JSON parsing: most are not."""
     if _MARK not in chunk:
         return 0
-    from missioncache_transcript.conversation import blocks_of, role_of
-    from missioncache_transcript.edits import EDIT_TOOLS
+    from missioncache_transcript.conversation import EDIT_TOOLS, blocks_of, role_of
     from missioncache_transcript.records import parse_record
 
     found = 0

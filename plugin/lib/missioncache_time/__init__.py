@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._daily import sealed_days as sealed_days
     from missioncache_time._daily import window_tokens as window_tokens
+    from missioncache_time._fold import process_pending as process_pending
     from missioncache_time._heartbeat_auto import arm_hard_wall as arm_hard_wall
     from missioncache_time._heartbeat_auto import heartbeat_auto as heartbeat_auto
     from missioncache_time._heartbeats import new_heartbeat as new_heartbeat
@@ -28,7 +29,6 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._sessions import PERIODS as PERIODS
     from missioncache_time._sessions import day_splits as day_splits
     from missioncache_time._sessions import period_start as period_start
-    from missioncache_time._sessions import process_pending as process_pending
     from missioncache_time._sessions import time_invested as time_invested
     from missioncache_time._sessions import time_split as time_split
     from missioncache_time._summary import wait_union as wait_union
@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._turns import turn_intervals as turn_intervals
 
 _EXPORTS = {
-    "process_pending": "_sessions",
+    "process_pending": "_fold",
     "record_heartbeat": "_heartbeats",
     "record_heartbeat_auto": "_heartbeats",
     "spool_turn_end": "_heartbeats",

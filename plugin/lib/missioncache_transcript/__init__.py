@@ -12,9 +12,9 @@ from missioncache_state import lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     # the names __getattr__ serves, for the type checker
+    from .conversation import EDIT_TOOLS as EDIT_TOOLS
     from .conversation import is_prompt as is_prompt
     from .conversation import is_typed_prompt as is_typed_prompt
-    from .edits import EDIT_TOOLS as EDIT_TOOLS
     from .edits import Edit as Edit
     from .edits import edits_in as edits_in
     from .edits import find_edits as find_edits
@@ -36,7 +36,7 @@ _EXPORTS = {
     "find_edits": "edits",
     "edits_in": "edits",
     "Edit": "edits",
-    "EDIT_TOOLS": "edits",
+    "EDIT_TOOLS": "conversation",
     "recent_turns": "turns",
     "read_recent_turns": "turns",
     "Turn": "turns",

@@ -36,6 +36,15 @@ Tags are found with ``str.find``, not ``re``: importing ``re`` costs every hook 
 
 from __future__ import annotations
 
+# Tool name -> the input key holding the edited file's path: here, with the blocks, so a
+# reader that only counts edits (the status line) needs none of ``edits``' imports.
+EDIT_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Union

@@ -8,7 +8,7 @@ named one of the editing tools, is.
 from __future__ import annotations
 
 from ._record import namedtuple
-from .conversation import blocks_of, role_of
+from .conversation import EDIT_TOOLS, blocks_of, role_of
 from .exchange import current_exchange
 from .reverse_reader import DEFAULT_MAX_BYTES
 
@@ -18,14 +18,6 @@ if TYPE_CHECKING:
 
     from .conversation import Record
     from .reverse_reader import PathLike
-
-# Tool name -> the input key holding the edited file's path.
-EDIT_TOOLS = {
-    "Write": "file_path",
-    "Edit": "file_path",
-    "MultiEdit": "file_path",
-    "NotebookEdit": "notebook_path",
-}
 
 
 class Edit(namedtuple("Edit", "tool file_path")):
