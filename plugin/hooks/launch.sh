@@ -3,8 +3,8 @@
 # Python, 3.9 or newer.
 #
 # Why sourced, and builtins only: on Linux and macOS the hook then costs what the plain
-# `python3 -S <script>` command did (the shell execs python3; reading this file takes
-# microseconds), and it works with nothing on PATH but a Python.
+# `python3 -S <script>` command did (one shell, one fork of python3; reading this
+# file takes microseconds), and it works with nothing on PATH but a Python.
 #
 # Linux and macOS: python3. Windows (Claude Code runs hooks in Git Bash, which keeps the
 # Windows OS=Windows_NT): `python3` is often the Microsoft Store's stub, which exits with
@@ -46,10 +46,7 @@ case $mc_script in
 esac
 
 if [ "${OS:-}" != Windows_NT ] && command -v python3 >/dev/null 2>&1; then
-  # exec: no shell stays behind to wait on the hook. The file is checked first because
-  # Python's "can't open file" is exit 2, which Claude Code takes as "block".
-  if [ -f "$mc_script" ]; then exec python3 -S "$mc_script" "$@"; fi
-  echo "MissionCache: $mc_script is missing (a plugin update in progress?)" >&2
+  python3 -S "$mc_script" "$@"
 else
   mc_python=
   for mc_try in python3 python py; do
