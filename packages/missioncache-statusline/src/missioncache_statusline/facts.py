@@ -25,7 +25,6 @@ BUSY_TIMEOUT = 0.2
 # run while the files' stamps are the same, so a run that only tasks.db made stale (a
 # prompt's heartbeat, a turn's end) parses no markdown.
 FILE_FACTS = ("done", "total", "divergent", "saved_epoch", "compactions")
-FILE_KEYS = ("context", "tasks", "compactions_dir", "saved_marker")
 
 
 def task_facts(
@@ -34,7 +33,7 @@ def task_facts(
     """Everything the line needs about the session's task, or None when it has none (or
     MissionCache is not set up: nothing is created for a user who never made a task).
     ``earlier``: the last run's facts, whose file facts are kept when ``stamps`` (their
-    files' stamps then, in ``FILE_KEYS`` order) still hold for the same task."""
+    files' stamps then, in ``line.FILE_KEYS`` order) still hold for the same task."""
     from missioncache_cost import task_tokens
     from missioncache_db import open_if_set_up
     from missioncache_time import period_start, time_split
@@ -80,7 +79,7 @@ def task_facts(
 def _files_unchanged(facts: dict, earlier: dict | None, stamps: list | None) -> bool:
     """Whether the task's files are as they were when ``earlier`` was computed: the same
     task, the same paths, each with the same stamp (a missing file: None both times)."""
-    from missioncache_statusline.line import file_stamp
+    from missioncache_statusline.line import FILE_KEYS, file_stamp
 
     if not earlier or stamps is None or len(stamps) != len(FILE_KEYS):
         return False
