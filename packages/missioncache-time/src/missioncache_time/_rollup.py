@@ -99,16 +99,16 @@ def _previous(event: str, row: str) -> str:
     )
 
 
-def _changed(table: str, columns: str, lo: str, hi: str) -> str:
+def _changed(table: str, columns: str, hi: str = "epoch") -> str:
     """An update marks the old and the new row, when either reaches before the horizon: a
     fold that gives today's rows their task marks nothing (a mark per row kept the
     summaries unused until the next reader, and tasks.db a tenth bigger)."""
     old_hi, new_hi = hi.format(row="OLD"), hi.format(row="NEW")
     return (
         f"CREATE TRIGGER IF NOT EXISTS rollup_{table}_update AFTER UPDATE OF {columns} "
-        f"ON {table} WHEN OLD.{lo} < {_HORIZON} OR NEW.{lo} < {_HORIZON} BEGIN "
-        f"INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.{lo}, OLD.{old_hi}), "
-        f"(NEW.task_id, NEW.{lo}, NEW.{new_hi}); END"
+        f"ON {table} WHEN OLD.epoch < {_HORIZON} OR NEW.epoch < {_HORIZON} BEGIN "
+        f"INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.epoch, OLD.{old_hi}), "
+        f"(NEW.task_id, NEW.epoch, NEW.{new_hi}); END"
     )
 
 
@@ -127,15 +127,13 @@ _TRIGGERS = (
     _turn_end("DELETE", "OLD"),
     # Updates (a fold giving rows their task, a repair): the old and the new row, when
     # either may reach a sealed day.
-    _changed("heartbeats", "task_id, epoch, session_id, prompt_id, kind", "epoch", "epoch"),
+    _changed("heartbeats", "task_id, epoch, session_id, prompt_id, kind"),
     _changed(
         "usage",
         "task_id, epoch, model, speed, input_tokens, output_tokens, cache_5m_tokens,"
         " cache_1h_tokens, cache_read_tokens",
-        "epoch",
-        "epoch",
     ),
-    _changed("waits", "task_id, epoch, seconds", "epoch", "epoch + {row}.seconds"),
+    _changed("waits", "task_id, epoch, seconds", "epoch + {row}.seconds"),
     "CREATE TRIGGER IF NOT EXISTS rollup_turn_ends_update AFTER UPDATE OF session_id,"
     " prompt_id, epoch, outcome, background ON turn_ends BEGIN INSERT INTO rollup_dirty"
     f" {_JOINED.format(end='OLD.epoch', row='OLD')} AND MIN(h.epoch, OLD.epoch) < {_HORIZON};"
