@@ -22,7 +22,8 @@ from missioncache_time import (
     spool_turn_end,
     time_split,
 )
-from missioncache_time._sessions import family_events, period_start, read_config
+from missioncache_time._fold import read_config
+from missioncache_time._sessions import family_events, period_start
 from missioncache_time._summary import waiting_seconds
 from missioncache_time._turns import TimeSplit, clipped, merge, split, turn_intervals
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _cut(conn: sqlite3.Connection, since: float | None, now: float) -> float | None:
-    from missioncache_time._sessions import read_config
+    from missioncache_time._fold import read_config
 
     idle, tail = read_config(conn)
     sealed = rollup.sealed_at(conn, idle, float(tail), now)

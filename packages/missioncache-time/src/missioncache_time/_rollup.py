@@ -224,7 +224,7 @@ def rebuild(conn: sqlite3.Connection, pricing: Any, now: float | None = None) ->
 
 
 def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: Any) -> bool:
-    from missioncache_time._sessions import read_config
+    from missioncache_time._fold import read_config
 
     idle, tail = read_config(conn)
     span = reach(idle, float(tail))
