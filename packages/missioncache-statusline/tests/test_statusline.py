@@ -237,6 +237,8 @@ def test_a_run_only_tasks_db_made_stale_parses_no_markdown(
     today's time again but keeps what the task's unchanged files said; a changed file is
     read again."""
     _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    for path in mc_task_dir.iterdir():  # written a while ago, not in the read's tick
+        os.utime(path, (time.time() - 60, time.time() - 60))
     profile = {"NO_COLOR": "1", "PYTHONPROFILEIMPORTTIME": "1"}
     line(env=profile, with_stderr=True)
     record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
@@ -247,6 +249,22 @@ def test_a_run_only_tasks_db_made_stale_parses_no_markdown(
     (mc_task_dir / f"{mc_task.name}-tasks.md").write_text(TASKS.replace("- [ ] 3.", "- [x] 3."))
     shown, err = line(env=profile, with_stderr=True)
     assert "[3/4]" in shown and "missioncache_context" in err
+
+
+def test_a_file_changed_in_the_tick_it_was_read_is_read_again(
+    line, mc_env, mc_task, mc_task_dir, transcript
+):
+    """A save that keeps a file's size and lands in the clock tick of the line's read has
+    the stamp the line saw: the line reads such a file again rather than keep its facts."""
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    tasks = mc_task_dir / f"{mc_task.name}-tasks.md"
+    assert "[2/4]" in line(env={"NO_COLOR": "1"})
+    stamp = tasks.stat().st_mtime_ns
+    tasks.write_text(TASKS.replace("- [ ] 3.", "- [x] 3."))  # the same size
+    os.utime(tasks, ns=(stamp, stamp))
+    record_work(mc_env.data_root / "tasks.db", mc_task.id, time.time() - 4000, [(3900, 0)])
+    _age_cache(mc_env)
+    assert "[3/4]" in line(env={"NO_COLOR": "1"})
 
 
 def test_today_moves_when_work_arrives_only_in_the_spool(line, mc_env, mc_task, mc_task_dir):

@@ -39,7 +39,6 @@ CACHE_KEEP_DAYS = 14
 # keeping the first runs after a prompt on the cheap path.
 DB_GRACE_SECONDS = 60.0
 _DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
-_FILES_AT = 6  # where the stamps of the facts' files begin in it
 # The facts that name a file whose stamp the signature holds: the task's own files (what
 # ``facts.file_facts`` reads, kept while their stamps hold), then a fork's parent's.
 FILE_KEYS = ("context", "tasks", "compactions_dir", "saved_marker")
@@ -78,10 +77,10 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
     return sig
 
 
-def _file_stamps(sig: object) -> list | None:
-    """The stamps of the task's own files (``FILE_KEYS``) a cached signature holds."""
-    end = _FILES_AT + len(FILE_KEYS)
-    return sig[_FILES_AT:end] if isinstance(sig, list) and len(sig) >= end else None
+def _this_version(cache: dict) -> bool:
+    """Whether the cached facts were computed by this version of the line."""
+    sig = cache.get("sig")
+    return isinstance(sig, list) and bool(sig) and sig[0] == CACHE_VERSION
 
 
 def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
@@ -163,7 +162,8 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
         else:
             from missioncache_statusline.facts import task_facts
 
-            facts = task_facts(cwd, sid, facts, _file_stamps(cache.get("sig")))
+            earlier = facts if _this_version(cache) else None
+            facts = task_facts(cwd, sid, earlier)
             sig = signature(sid, cwd, facts)
             computed = clock
         if facts is None:
