@@ -83,6 +83,25 @@ def test_an_old_database_goes_into_the_log_once_losing_nothing(mc_roots):
         assert time_split(db, 1, now=T0 + 10**6) == before
 
 
+def test_each_kind_of_prompt_keeps_its_kind_on_another_machine(machines):
+    """A control prompt (a slash command, a bare "y") is no work of its own: imported as a
+    person's prompt, it counted as work on the other machines and after a rebuild."""
+    use, carry = machines
+    kinds = {"pa": "prompt", "pb": "synthetic", "pc": "control"}
+    with use("A") as a:
+        task = a.create_task("demo")
+        for n, (prompt, kind) in enumerate(kinds.items()):
+            record_heartbeat(a, task.id, "sa", None, T0 + n * 60, prompt_id=prompt, kind=kind)
+        process_pending(a, now=T0 + 10**6)
+        mine = dict(a.conn.execute("SELECT prompt_id, kind FROM heartbeats"))
+        events.export_events(a.conn)
+    carry("A", "B")
+    with use("B") as b:
+        events.import_events(b.conn)
+        assert dict(b.conn.execute("SELECT prompt_id, kind FROM heartbeats")) == mine
+    assert mine == {"pa": None, "pb": "synthetic", "pc": "control"}
+
+
 def test_import_is_idempotent_and_counts_the_union(machines):
     use, carry = machines
     with use("A") as a:

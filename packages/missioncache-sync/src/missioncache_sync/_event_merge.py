@@ -323,6 +323,16 @@ _SOURCE = "\x00machine"  # set on each event read: the log's machine id, None fo
 MACHINE_NAME_CHARS = 64
 
 
+# The kinds a heartbeat keeps in tasks.db; a person's prompt is stored as NULL ("prompt").
+_KINDS = ("synthetic", "control")
+
+
+def _kind(value: object) -> str | None:
+    """A heartbeat's kind as tasks.db holds it: a turn Claude Code made or a control prompt
+    keeps its kind, anything else is a person's prompt."""
+    return value if value in _KINDS else None  # type: ignore[return-value]
+
+
 def _machine(event: dict) -> str | None:
     """Which machine a heartbeat came from, for a person: the name its log gives (shown
     as text, so only printable and short), else the machine id's start."""
@@ -349,7 +359,7 @@ def _import_heartbeat(state: _Import, event: dict) -> bool:
             uid, task, text, epoch, state.session(event.get("session")),
             None if context is None else dumps(context, sort_keys=True),
             state.prompt(event.get("prompt")),
-            "synthetic" if event.get("kind") == "synthetic" else None,
+            _kind(event.get("kind")),
             _machine(event),
         ),
     )  # fmt: skip
