@@ -267,5 +267,46 @@ def test_a_fold_of_recent_events_leaves_the_summaries_in_use(mc_roots, tmp_path)
         old = ["m-old", "claude-sonnet-4-5", None, None, None, float(BASE), 10, 5, 0, 0, 30]
         with db.conn:
             insert_usage(db.conn, [{"rows": [("s9", *old)]}])
+            db.conn.execute("DELETE FROM rollup_dirty")  # the insert's own mark
             db.conn.execute("UPDATE usage SET task_id = ? WHERE message_key = 'm-old'", (task.id,))
-        assert db.conn.execute("SELECT count(*) FROM rollup_dirty").fetchone()[0] > 0
+        marks = db.conn.execute("SELECT task_id, lo FROM rollup_dirty").fetchall()
+        assert (task.id, float(BASE)) in marks
+
+
+def test_summaries_of_another_version_or_price_table_are_not_read(mc_roots, tmp_path):
+    """Rows a refresh could not rebuild (a busy or read-only tasks.db) are never served
+    when they were made by another version or priced with another table."""
+    with TaskDB(tmp_path / "tasks.db") as db:
+        task = db.create_task("kept", repo=None)
+        record_heartbeat(db, task.id, "s1", None, BASE, "p1", "prompt")
+        spool_turn_end(db, "s1", "p1", "stop", 0, BASE + 600)
+        process_pending(db, now=BASE + DAY)
+        now = BASE + 10 * DAY
+        assert rollup.refresh(db.conn, now, pricing=day_pricing())
+        assert daily.sealed_days(db.conn, task.id, None, now, day_pricing()) is not None
+        idle, tail = read_config(db.conn)
+        with db.conn:
+            db.conn.execute("UPDATE rollup_meta SET value = 'other' WHERE key = 'prices'")
+        assert daily.sealed_days(db.conn, task.id, None, now, day_pricing()) is None
+        with db.conn:
+            db.conn.execute("UPDATE rollup_meta SET value = 2 WHERE key = 'version'")
+        assert rollup.sealed_at(db.conn, idle, float(tail), now) is None
+
+
+def test_a_database_of_the_older_version_stops_marking_every_folded_row(mc_roots, tmp_path):
+    """Version 2's update triggers marked every row a fold touched; a refresh of this
+    version replaces them with ones that mark only what reaches a sealed day."""
+    with TaskDB(tmp_path / "tasks.db") as db:
+        assert rollup.refresh(db.conn, BASE, pricing=day_pricing())
+        with db.conn:
+            db.conn.execute("DROP TRIGGER rollup_usage_update")
+            db.conn.execute(
+                "CREATE TRIGGER rollup_usage_update AFTER UPDATE OF task_id ON usage BEGIN"
+                " INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.epoch, OLD.epoch); END"
+            )
+            db.conn.execute("UPDATE rollup_meta SET value = 2 WHERE key = 'version'")
+        assert rollup.refresh(db.conn, BASE + DAY, pricing=day_pricing())
+        (sql,) = db.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'rollup_usage_update'"
+        ).fetchone()
+        assert "WHEN" in sql

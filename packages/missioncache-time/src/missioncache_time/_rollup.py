@@ -176,8 +176,13 @@ def sealed_at(conn: sqlite3.Connection, idle: float, tail: float, now: float) ->
     sealed, made = meta.get("sealed"), meta.get("made")
     if not isinstance(sealed, float) or not isinstance(made, float) or now < made:
         return None
-    if (meta.get("idle"), meta.get("tail"), meta.get("zone")) != (idle, tail, zone()):
-        return None
+    if (meta.get("version"), meta.get("idle"), meta.get("tail"), meta.get("zone")) != (
+        VERSION,
+        idle,
+        tail,
+        zone(),
+    ):
+        return None  # another version's rows, or other settings: a refresh rebuilds them
     if conn.execute("SELECT 1 FROM rollup_dirty LIMIT 1").fetchone() is not None:
         return None
     return sealed
