@@ -102,3 +102,25 @@ def test_no_team_no_push_and_pushes_are_debounced(mc_roots: tuple[Path, Path]) -
     config.setup("postgresql://127.0.0.1:1/team?connect_timeout=1", "alice")
     assert hooks.start_auto() is True
     assert hooks.start_auto() is False  # within the debounce
+
+
+def test_a_push_that_hangs_is_stopped_and_said(mc_roots: tuple[Path, Path]) -> None:
+    """A server that accepts the connection and never answers must not hold the push lock
+    for ever with the last success still shown: the push is stopped and the person told."""
+    import subprocess
+    import sys
+
+    config.setup("postgresql://127.0.0.1:1/team?connect_timeout=1", "alice")
+    code = (
+        "import subprocess\n"
+        "from missioncache_team import __main__ as entry, launch\n"
+        "def hang(args, timeout=None):\n"
+        "    raise subprocess.TimeoutExpired(args, timeout)\n"
+        "launch.run = hang\n"
+        "raise SystemExit(entry.auto())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert done.returncode == 1
+    shown = status.read()
+    assert "was stopped" in str(shown.get("error")) and "team status" in str(shown.get("error"))
+    assert "not reached" in hooks.take_notice()

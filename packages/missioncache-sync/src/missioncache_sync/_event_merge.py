@@ -330,7 +330,7 @@ _KINDS = ("synthetic", "control")
 def _kind(value: object) -> str | None:
     """A heartbeat's kind as tasks.db holds it: a turn Claude Code made or a control prompt
     keeps its kind, anything else is a person's prompt."""
-    return value if value in _KINDS else None  # type: ignore[return-value]
+    return value if value in _KINDS else None
 
 
 def _machine(event: dict) -> str | None:
