@@ -117,3 +117,16 @@ def test_a_fork_billed_with_its_parent_stays_in_its_parents_entry(billing, mc_en
         assert sheet[("Acme", "alpha", MON)] == Decimal("1.50")
         assert sheet[("Acme", "alpha", WED)] == Decimal("0.75")
         assert sheet == invoiced
+
+
+@pytest.mark.parametrize(
+    "seconds, shown", [(4050, "1.13"), (2250, "0.63"), (18, "0.01"), (0, "0.00")]
+)
+def test_the_reports_hours_round_as_the_invoice_does(seconds: int, shown: str) -> None:
+    """1.125 h is 1.13 on an invoice line: the report's hours column says the same."""
+    from missioncache_billing.compute import entry_hours
+    from missioncache_billing.settings import Client
+    from missioncache_report.columns import decimal_hours
+
+    assert decimal_hours(seconds) == shown
+    assert Decimal(shown) == entry_hours(seconds, Client(name="acme"))
