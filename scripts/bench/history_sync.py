@@ -64,11 +64,10 @@ class Machine:
         report = json.loads(self.cli("report", "--period", "all", "--format", "json")[1])
         report.pop("generated", None)
         tasks = sorted(report.pop("tasks"), key=lambda task: task["name"])
-        for task in tasks:
-            task.pop("id", None)
-            task["cost_usd"] = round(task["cost_usd"], 6)  # sums in another order
-        for day in report["days"]:
-            day["cost_usd"] = round(day["cost_usd"], 6)
+        for row in [*tasks, *report["days"]]:
+            row.pop("id", None)
+            if row.get("cost_usd") is not None:  # None: a model without a price
+                row["cost_usd"] = round(row["cost_usd"], 6)  # sums in another order
         report["tasks"] = tasks
         return report
 
