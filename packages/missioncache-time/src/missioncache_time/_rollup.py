@@ -196,25 +196,23 @@ def prices_match(conn: sqlite3.Connection, pricing: Any) -> bool:
 def refresh(
     conn: sqlite3.Connection,
     now: float | None = None,
-    budget: int | None = None,
     existing: bool = False,
-    pricing: Any = None,
+    *,
+    pricing: Any,
 ) -> bool:
     """Bring the summaries up to date at ``now``: recompute the days marks dirtied, seal
-    the days time moved past, or build everything when the settings changed. ``budget``:
-    give up (leaving every mark for a later reader) when more task-days than that would
-    be computed; ``existing``: only maintain summaries already built (a hook, a sync never
-    pays for the first build); ``pricing``: ``missioncache_cost.day_pricing()``, from the
-    caller above both layers; without it (the spool's fold) nothing is computed, marks
-    wait for a reader. Returns whether the summaries are usable now."""
+    the days time moved past, or build everything when the settings changed.
+    ``existing``: only maintain summaries already built (a sync never pays for the first
+    build); ``pricing``: ``missioncache_cost.day_pricing()``, from the caller above both
+    layers. Returns whether the summaries are usable now."""
     now = time.time() if now is None else now
     if existing and not isinstance(_meta(conn).get("sealed"), float):
         return False
     if conn.in_transaction:
-        return _refresh(conn, now, budget, pricing)
+        return _refresh(conn, now, pricing)
     try:
         with write_transaction(conn):
-            return _refresh(conn, now, budget, pricing)
+            return _refresh(conn, now, pricing)
     except sqlite3.OperationalError:  # busy or read-only: readers compute from the events
         return False
 
@@ -228,16 +226,12 @@ def rebuild(conn: sqlite3.Connection, pricing: Any, now: float | None = None) ->
     refresh(conn, now, pricing=pricing)
 
 
-def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: Any) -> bool:
+def _refresh(conn: sqlite3.Connection, now: float, pricing: Any) -> bool:
     from missioncache_time._fold import read_config
 
     idle, tail = read_config(conn)
     span = reach(idle, float(tail))
     meta = _meta(conn)
-    if budget is not None and _settled(conn, meta, idle, float(tail), now - span):
-        return True  # a fold with nothing to do: no price table read, nothing written
-    if pricing is None:
-        return False  # no price table: the marks wait for a reader
     from missioncache_time import _daybook as daybook
 
     if meta.get("version") != VERSION:
@@ -278,8 +272,6 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: 
             for task_id in tasks:
                 plan.setdefault(task_id, []).append((old, sealed))
     ranges = {task_id: _merged(windows) for task_id, windows in plan.items()}
-    if budget is not None and _days(ranges) > budget:
-        return False
     for task_id, windows in ranges.items():
         for lo, hi in windows:
             daybook.compute(conn, task_id, lo, hi, idle, float(tail), now, pricing)
@@ -302,22 +294,6 @@ def _recreate(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def _settled(conn: sqlite3.Connection, meta: dict, idle: float, tail: float, moment: float) -> bool:
-    """Whether the summaries are up to date for a fold: the same settings, no mark, and
-    no day to seal (the day holding ``moment`` starts at the seal). Prices are left to
-    the readers, which check them on every read."""
-    from missioncache_db import local_midnight_epoch
-
-    old = meta.get("sealed")
-    if (meta.get("version"), meta.get("idle"), meta.get("tail")) != (VERSION, idle, tail):
-        return False
-    if not isinstance(old, float) or meta.get("zone") != zone():
-        return False
-    if local_midnight_epoch(0, moment) > old:
-        return False
-    return conn.execute("SELECT 1 FROM rollup_dirty LIMIT 1").fetchone() is None
-
-
 def _merged(windows: list) -> list:
     """Overlapping ``(lo, hi)`` windows joined (``lo`` None: from the beginning)."""
     out: list[list] = []
@@ -329,15 +305,6 @@ def _merged(windows: list) -> list:
         else:
             out.append([lo, hi])
     return [tuple(window) for window in out]
-
-
-def _days(ranges: dict) -> float:
-    """About how many task-days the windows hold (a whole history counts as unbounded)."""
-    count = 0.0
-    for windows in ranges.values():
-        for lo, hi in windows:
-            count += float("inf") if lo is None else (hi - lo) / 86400
-    return count
 
 
 refresh_days, rebuild_days = refresh, rebuild  # the names the package exports
