@@ -310,3 +310,25 @@ def test_a_database_of_the_older_version_stops_marking_every_folded_row(mc_roots
             "SELECT sql FROM sqlite_master WHERE name = 'rollup_usage_update'"
         ).fetchone()
         assert "WHEN" in sql
+
+
+def test_deleting_the_counted_copy_of_a_message_moves_its_cost_to_the_other(mc_roots, tmp_path):
+    """A message in two sessions' transcripts counts once, on its first row; when that row
+    goes (its task deleted), the other copy counts, and its task's sealed days say so."""
+    with TaskDB(tmp_path / "tasks.db") as db:
+        first, second = db.create_task("first", repo=None), db.create_task("second", repo=None)
+        for task, sid in ((first, "s1"), (second, "s2")):
+            record_heartbeat(db, task.id, sid, None, BASE, "p1", "prompt")
+            row = ["msg_1:req_1", "claude-sonnet-4-5", None, None, "p1", BASE + 10, 10, 5, 0, 0, 30]
+            with db.conn:
+                insert_usage(db.conn, [{"rows": [(sid, *row)]}])
+        process_pending(db, now=BASE + DAY)
+        now = BASE + 10 * DAY
+        assert rollup.refresh(db.conn, now, pricing=day_pricing())
+        assert daily.window_tokens(db.conn, second.id, None, day_pricing(), now).total == 0
+        with db.conn:
+            db.conn.execute("DELETE FROM usage WHERE session_id = 's1'")
+        assert rollup.refresh(db.conn, now, pricing=day_pricing())
+        kept = daily.window_tokens(db.conn, second.id, None, day_pricing(), now)
+        assert kept.as_json() == tokens_of_rows(db.conn, [second.id]).as_json()
+        assert kept.total == 45

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MARGIN = 2 * 86400  # the longest turn assumed (docs/time.md, Periods)
-VERSION = 3  # of the tables and triggers below: another one creates them again
+VERSION = 4  # of the tables and triggers below: another one creates them again
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS day_rollup (
@@ -118,7 +118,12 @@ _TRIGGERS = (
     _marks("heartbeats", "INSERT", "NEW", "epoch", "NEW.epoch"),
     _marks("heartbeats", "DELETE", "OLD", "epoch", "OLD.epoch"),
     _marks("usage", "INSERT", "NEW", "epoch", "NEW.epoch"),
-    _marks("usage", "DELETE", "OLD", "epoch", "OLD.epoch"),
+    # A message counts on its first row only (missioncache_cost): when that row goes, a
+    # copy in another session's transcript counts instead, and its task's days change too.
+    "CREATE TRIGGER IF NOT EXISTS rollup_usage_delete AFTER DELETE ON usage BEGIN"
+    " INSERT INTO rollup_dirty SELECT OLD.task_id, OLD.epoch, OLD.epoch"
+    f" WHERE OLD.epoch < {_HORIZON}; INSERT INTO rollup_dirty SELECT task_id, epoch, epoch"
+    f" FROM usage WHERE message_key = OLD.message_key AND epoch < {_HORIZON}; END",
     _marks("waits", "INSERT", "NEW", "epoch", "NEW.epoch + NEW.seconds"),
     _marks("waits", "DELETE", "OLD", "epoch", "OLD.epoch + OLD.seconds"),
     _marks("sessions", "INSERT", "NEW", "start_epoch", "NEW.start_epoch"),
