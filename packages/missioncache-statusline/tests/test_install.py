@@ -222,6 +222,23 @@ def test_the_line_goes_quiet_once_the_plugin_is_uninstalled(
     assert "demo-task" in _show(mc_env, mc_repo, settings)
 
 
+def test_a_project_that_turns_the_plugin_off_has_no_line(
+    cli, settings, mc_env, mc_task, mc_repo, mc_plugin
+):
+    """A project's settings win over the user's, as in Claude Code: enabled for the user
+    and disabled in this project, no hook runs here, so the line says nothing."""
+    installed = mc_env.claude_dir / "plugins" / "cache" / "missioncache" / "missioncache" / "1.0.0"
+    shutil.copytree(mc_plugin, installed)
+    cli("install", plugin=installed)
+    enable(settings, True)
+    project = mc_repo / ".claude" / "settings.json"
+    project.parent.mkdir(exist_ok=True)
+    project.write_text(json.dumps({"enabledPlugins": {"missioncache@missioncache": False}}))
+    assert _show(mc_env, mc_repo, settings) == ""
+    project.write_text(json.dumps({"enabledPlugins": {}}))  # the project says nothing
+    assert "demo-task" in _show(mc_env, mc_repo, settings)
+
+
 def test_slash_command_entry_always_exits_0(mc_plugin, mc_env, settings):
     theirs = b'{"statusLine": {"type": "command", "command": "echo MINE"}}'
     settings.write_bytes(theirs)
