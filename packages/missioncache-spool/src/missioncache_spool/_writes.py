@@ -2,8 +2,9 @@
 
 The half of the spool every writer loads (Stop and StopFailure, a heartbeat tasks.db was
 too busy to take, a token record): appending, the turn end (the one record kind made
-here), and the cheap check whether anything waits (``pending_files``). Why a file per process and the check after each write: ``_pending_records``, where
-the reader claims, reads and quarantines what was written.
+here), and the cheap check whether anything waits (``pending_files``). Why a file per
+process and the check after each write: ``_pending_records``, where the reader claims,
+reads and quarantines what was written.
 """
 
 from __future__ import annotations
