@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from missioncache_harness.worklog import record_work
-from missioncache_harness.workspace import McEnv, create_task
+from missioncache_harness.worklog import record_plan
+from missioncache_harness.workspace import McEnv, create_fork, create_task
 
 SID = "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b"
 PROMPT_ID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
@@ -241,20 +241,12 @@ def demo_world(plugin: Path, env: McEnv, repo: Path) -> dict:
             ids[name] = task.id
             folder = env.data_root / "active" / name
         else:  # a fork (docs/forks.md): its own row, files and time, counted in its parent
-            made = env.bundled(plugin, "fork", parent, name, cwd=str(env.home))
-            assert made.returncode == 0, made.stderr
-            ids[name] = int(made.stdout.split("(id ")[1].split(")")[0])
-            folder = Path(made.stdout.split(") in ", 1)[1].split("; ")[0].strip())
+            ids[name], folder = create_fork(plugin, env, parent, name)
         items = "".join(
             f"- [{'x' if i < done else ' '}] {i + 1}. Step {i + 1}\n" for i in range(total)
         )
         (folder / f"{name}-tasks.md").write_text("# Tasks\n\n" + items, encoding="utf-8")
-        for days_ago, hour, minutes in plan:
-            day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
-            start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - 3600)
-            record_work(
-                env.data_root / "tasks.db", ids[name], start, [(210.0, 90.0)] * (minutes // 5)
-            )
+        record_plan(env.data_root / "tasks.db", ids[name], plan, now, clear=3600)
     stamp = time.strftime("%Y-%m-%d %H:%M", today)
     context = env.data_root / "active" / "billing-export" / "billing-export-context.md"
     context.write_text(DEMO_CONTEXT.format(stamp=stamp), encoding="utf-8")

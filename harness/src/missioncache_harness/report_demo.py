@@ -8,12 +8,11 @@ real prompts takes a week.
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 
-from missioncache_harness.worklog import record_work
-from missioncache_harness.workspace import McEnv, create_task, make_env
+from missioncache_harness.worklog import record_plan
+from missioncache_harness.workspace import McEnv, create_fork, create_task, make_env
 
 # (task, [(days ago, start hour, minutes)]): a plausible week, deterministic.
 WEEK = {
@@ -42,26 +41,12 @@ def build(root: Path, plugin: Path) -> tuple[McEnv, Path]:
         (env.data_root / "active" / name / f"{name}-tasks.md").write_text("# Tasks\n\n" + items)
         if task.id is None:
             raise RuntimeError(f"create-task {name} printed no id")
-        _work(env, task.id, plan, now)
+        record_plan(env.data_root / "tasks.db", task.id, plan, now)
     parent, name, plan = FORK
-    done = env.bundled(plugin, "fork", parent, name)
-    found = re.search(r"\(id (\d+)\)", done.stdout)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"fork {name} failed: {done.stderr.strip()}")
-    _work(env, int(found.group(1)), plan, now)
+    fork_id, _folder = create_fork(plugin, env, parent, name)
+    record_plan(env.data_root / "tasks.db", fork_id, plan, now)
     page = root / "report.html"
     done = env.bundled(plugin, "report", "--period", "week", "--format", "html", "-o", str(page))
     if done.returncode != 0:
         raise RuntimeError(f"report failed: {done.stderr.strip()}")
     return env, page
-
-
-def _work(env: McEnv, task_id: int, plan: list, now: float) -> None:
-    """Blocks of prompts every 5 minutes (Claude 3.5, you 1.5) at ``(days ago, start
-    hour, minutes)``, none reaching past ``now``."""
-    today = time.localtime(now)
-    for days_ago, hour, minutes in plan:
-        day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
-        start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - 60)
-        turns = [(210.0, 90.0)] * max(1, minutes // 5)
-        record_work(env.data_root / "tasks.db", task_id, start, turns)

@@ -47,3 +47,13 @@ def record_work(
     finally:
         conn.close()
     return moment
+
+
+def record_plan(db: Path, task_id: int, plan: list, now: float, clear: float = 60) -> None:
+    """A demo's work: at each ``(days ago, start hour, minutes)``, prompts every 5 minutes
+    (Claude 3.5, you 1.5), each block ending at least ``clear`` seconds before ``now``."""
+    today = time.localtime(now)
+    for days_ago, hour, minutes in plan:
+        day = (today.tm_year, today.tm_mon, today.tm_mday - days_ago)
+        start = min(time.mktime((*day, hour, 0, 0, 0, 0, -1)), now - minutes * 60 - clear)
+        record_work(db, task_id, start, [(210.0, 90.0)] * max(1, minutes // 5))

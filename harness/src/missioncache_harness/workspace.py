@@ -203,3 +203,13 @@ def create_task(plugin: Path, env: McEnv, name: str, repo: Path | None = None) -
         raise RuntimeError(f"create-task {name} failed: {done.stderr.strip()}")
     found = re.search(r"\(id (\d+)\)", done.stdout)
     return McTask(name, repo or env.home, int(found.group(1)) if found else None, done.stdout)
+
+
+def create_fork(plugin: Path, env: McEnv, parent: str, name: str) -> tuple[int, Path]:
+    """``missioncache fork PARENT NAME`` through the plugin's bundled library: the fork's
+    id and folder."""
+    done = env.bundled(plugin, "fork", parent, name, cwd=str(env.home))
+    found = re.search(r"\(id (\d+)\) in (.+?)(?:; |$)", done.stdout.strip())
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"fork {name} failed: {done.stderr.strip() or done.stdout}")
+    return int(found.group(1)), Path(found.group(2).strip())
