@@ -402,7 +402,7 @@ def _import_usage(state: _Import, event: dict) -> bool:
     if task is None or session is None or not isinstance(tokens, list):
         return False
     # the agent's and the prompt's ids parsed once here: valid_message keeps a parsed one
-    agent, prompt = state.session(event.get("agent")), state.session(event.get("prompt"))
+    agent, prompt = state.session(event.get("agent")), state.prompt(event.get("prompt"))
     fields = [event.get("key"), event.get("model"), event.get("speed"), agent, prompt]
     row = state.valid_message(session, [*fields, event["at"], *tokens])
     if row is None:
