@@ -161,3 +161,21 @@ def test_a_transcript_never_written_costs_stop_a_third_of_a_second(db, tmp_path,
     assert usage_record.record_usage("s1", str(missing), "prompt_any") == 0
     assert len(sleeps) == usage_record.MISSING_TRIES
     assert sum(sleeps) <= 0.3
+
+
+def test_a_catch_up_wait_lists_the_subagents_once(db, tmp_path, sleeps, monkeypatch):
+    """Only the main transcript brings the turn's reply: the 50 ms retries of Stop's wait
+    read it alone, not the session's subagent transcripts again each time."""
+    import missioncache_transcript.usage as usage
+
+    listed = []
+    real = usage.subagent_transcripts
+    monkeypatch.setattr(
+        usage, "subagent_transcripts", lambda path: listed.append(path) or real(path)
+    )
+    path = transcript(tmp_path, "first")
+    (prompt,) = prompt_ids(path)
+    usage_record.record_usage("s1", path, prompt)
+    listed.clear()
+    assert usage_record.record_usage("s1", path, "prompt_later") == 0
+    assert len(sleeps) == usage_record.CATCH_UP_TRIES and len(listed) == 1
