@@ -96,7 +96,7 @@ def main() -> None:
     if ident.transcript_path:
         record_tokens(ident, ident.transcript_path)
 
-    from missioncache_state.locations import dashboard_dir, data_root, sync_dir
+    from missioncache_state.locations import dashboard_dir, sync_dir, team_dir
 
     # Each only where its folder exists: elsewhere one stat, no import (docs/hooks.md).
     if os.path.isdir(sync_dir()):
@@ -104,9 +104,7 @@ def main() -> None:
 
         start_auto("stop")  # a detached, debounced push
     notes = []
-    if os.path.isdir(
-        os.path.join(data_root(), "team")
-    ):  # one stat where no team is set up (docs/team.md)
+    if os.path.isdir(team_dir()):  # one stat where no team is set up (docs/team.md)
         from missioncache_team.hooks import start_auto as push_to_team
         from missioncache_team.hooks import take_notice
 

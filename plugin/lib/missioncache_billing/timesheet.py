@@ -22,7 +22,7 @@ from missioncache_billing.compute import (
 from missioncache_billing.settings import Client, TaskBilling, clients, sender, task_billing
 
 if TYPE_CHECKING:
-    from missioncache_db import TaskDB
+    from missioncache_db import Task, TaskDB
     from missioncache_report import Report
 
 TOOLS = ("toggl", "clockify", "harvest")
@@ -96,17 +96,11 @@ def _names() -> tuple[str, str]:
     return first, last.strip()
 
 
-def worked_on(db: TaskDB, task_name: str, day: str) -> str:
-    """What was worked on: the first line of each Recent Changes entry saved that day."""
-    from missioncache_context import read_file, recent_changes
-
-    task = db.get_task_by_name(task_name)
-    if task is None or not os.path.isfile(task.context_path):
+def worked_on(entries: list[str] | None, task_name: str, day: str) -> str:
+    """What was worked on: the first line of each Recent Changes entry (``entries``, from
+    ``recent_entries``) saved that day."""
+    if entries is None:
         return f"Work on {task_name}"
-    try:
-        entries = recent_changes(read_file(task.context_path))
-    except (OSError, ValueError):
-        entries = []
     notes = []
     for entry in entries:
         heading, _, body = entry.partition("\n")
@@ -138,6 +132,18 @@ def billed_rows(db: TaskDB, days: list, tasks: dict, settings: dict[str, TaskBil
     return out
 
 
+def recent_entries(task: Task | None) -> list[str] | None:
+    """The Recent Changes entries of a task's context file; None without one."""
+    from missioncache_context import read_file, recent_changes
+
+    if task is None or not os.path.isfile(task.context_path):
+        return None
+    try:
+        return recent_changes(read_file(task.context_path))
+    except (OSError, ValueError):
+        return []
+
+
 def timesheet(db: TaskDB, report: Report, tool: str) -> str:
     """The report's days as ``tool``'s import CSV, every cell guarded like the reports'."""
     from missioncache_report.cells import csv_rows
@@ -151,15 +157,19 @@ def timesheet(db: TaskDB, report: Report, tool: str) -> str:
     email = person_email() if tool != "harvest" else ""
     first, last = _names() if tool == "harvest" else ("", "")
     rows = []
+    entries: dict[str, list[str] | None] = {}
     for day in billed_rows(db, report.days, tasks, settings):
         own = settings.get(day.task)
         client = known.get(own.client, NO_CLIENT) if own else NO_CLIENT
-        seconds = rounded_seconds(billed_seconds(day, client), client)
+        billed = billed_seconds(day, client)
+        seconds = rounded_seconds(billed, client)
         if not seconds:
             continue
-        hours = str(entry_hours(billed_seconds(day, client), client))
+        hours = str(entry_hours(billed, client))
         clock = f"{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-        note = worked_on(db, day.task, day.day)
+        if day.task not in entries:  # each context file read once, whatever its days
+            entries[day.task] = recent_entries(tasks.get(day.task))
+        note = worked_on(entries[day.task], day.task, day.day)
         billable = "Yes" if client.name else "No"
         key = jira.get(day.task, "")
         if tool == "toggl":

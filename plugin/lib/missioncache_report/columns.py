@@ -44,8 +44,12 @@ def columns(report: Report) -> list:
 
 
 def decimal_hours(seconds: int) -> str:
-    """``1.25``: hours to two decimals, what a timesheet or an invoice line takes."""
-    return f"{seconds / 3600:.2f}"
+    """``1.25``: hours to two decimals, half up as an invoice line rounds them
+    (``missioncache_billing.entry_hours``), so the report and the invoice agree."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    hours = Decimal(seconds) / Decimal(3600)
+    return str(hours.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 def label(row: object) -> str:

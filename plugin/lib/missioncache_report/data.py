@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from missioncache_time import time_split
 
 if TYPE_CHECKING:
+    from missioncache_cost import DayPricing
     from missioncache_db import Task, TaskDB
     from missioncache_time import TimeSplit
 
@@ -111,9 +112,8 @@ def collect(
     from missioncache_cost import day_pricing
     from missioncache_time import refresh_days
 
-    refresh_days(
-        db.conn, now, pricing=day_pricing()
-    )  # the day summaries every row below is read from
+    pricing = day_pricing()  # the price table, read once for every task
+    refresh_days(db.conn, now, pricing=pricing)  # the day summaries every row is read from
     report = Report(
         period=period,
         start=_day(since) if since is not None else None,
@@ -125,7 +125,7 @@ def collect(
         tasks += db.forks_of(task.id)  # a parent's report shows its forks under it
     keys = {t.id: shown_name(t) for t in db.list_tasks()}
     for item in tasks:
-        row, days = _task_rows(db, item, since, period, now)
+        row, days = _task_rows(db, item, since, period, now, pricing)
         row.fork_of = keys.get(item.fork_of) if item.fork_of is not None else None
         row.jira_key = item.jira_key
         if row.seconds or row.sessions or any(row.tokens.values()) or item is task:
@@ -164,7 +164,9 @@ def shown_name(task: Task) -> str:
     return name
 
 
-def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: float) -> tuple:
+def _task_rows(
+    db: TaskDB, task: Task, since: float | None, period: str, now: float, pricing: DayPricing
+) -> tuple:
     row = TaskRow(task.id, shown_name(task), task.status)
     found = time_split(db, task.id, period, now)
     row.seconds, row.claude, row.you = found.total, found.claude, found.you
@@ -172,7 +174,7 @@ def _task_rows(db: TaskDB, task: Task, since: float | None, period: str, now: fl
     family = [task.id, *(fork.id for fork in db.forks_of(task.id))]
     from missioncache_report.sealed import sealed_rows
 
-    live, days, sealed_sessions, whole = sealed_rows(db, task.id, row.name, since, now)
+    live, days, sealed_sessions, whole = sealed_rows(db, task.id, row.name, since, now, pricing)
     sessions: dict = {}
     active: set = set()
     for member in family:  # a parent's time includes its forks': so do its days

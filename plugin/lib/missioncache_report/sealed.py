@@ -8,24 +8,25 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from missioncache_cost import Tokens
+    from missioncache_cost import DayPricing, Tokens
     from missioncache_db import TaskDB
 
 _NO_TOKENS = ("input", "output", "cache_write", "cache_read")
 
 
 def sealed_rows(
-    db: TaskDB, task_id: int, name: str, since: float | None, now: float
+    db: TaskDB, task_id: int, name: str, since: float | None, now: float, pricing: DayPricing
 ) -> tuple[float | None, list, int, Tokens]:
     """``(live, days, sessions, tokens)``: the moment from which the caller computes from
     the events (``since`` itself when no summary can be used), the ``DayRow`` of every
-    sealed day with something in it, their work sessions and their tokens."""
-    from missioncache_cost import Tokens, day_pricing
+    sealed day with something in it, their work sessions and their tokens. ``pricing``:
+    ``missioncache_cost.day_pricing()``, made once for the whole report."""
+    from missioncache_cost import Tokens
     from missioncache_report.data import DayRow
     from missioncache_time import sealed_days
 
     whole = Tokens()
-    found = sealed_days(db.conn, task_id, since, now, day_pricing())
+    found = sealed_days(db.conn, task_id, since, now, pricing)
     if found is None:
         return since, [], 0, whole
     cut, sealed = found

@@ -108,18 +108,24 @@ def _agent_name(path: str) -> str:
 
 
 def collect(
-    transcript: str, state: dict, prompt_id: str | None, turn: _Turn | None = None
+    transcript: str,
+    state: dict,
+    prompt_id: str | None,
+    turn: _Turn | None = None,
+    agents: bool = True,
 ) -> tuple[list[list], dict]:
-    """The new messages of a session's transcripts and the state to keep after them."""
+    """The new messages of a session's transcripts and the state to keep after them.
+    ``agents`` False: the main transcript only (the one that brings the turn's reply),
+    the subagents' places kept as they were."""
     turn = _Turn() if turn is None else turn
     from missioncache_transcript.usage import subagent_transcripts
 
     files = state.get("files") if state.get("transcript") == transcript else None
     old = files if isinstance(files, dict) else {}
-    new: dict[str, list] = {}
+    new: dict[str, list] = {} if agents else {k: v for k, v in old.items() if k != "main"}
     rows, kept = _read_file(transcript, old.get("main"), None, prompt_id, turn)
     new["main"] = kept
-    for path in subagent_transcripts(transcript)[:MAX_FILES]:
+    for path in subagent_transcripts(transcript)[:MAX_FILES] if agents else []:
         key = os.path.basename(path)
         found, kept = _read_file(path, old.get(key), _agent_name(path), prompt_id, turn)
         rows.extend(found)
@@ -210,7 +216,7 @@ def record_usage(
             break
         tries -= 1
         time.sleep(CATCH_UP_DELAY)
-        more, kept = collect(transcript_path, kept, prompt_id, turn)
+        more, kept = collect(transcript_path, kept, prompt_id, turn, agents=False)
         rows.extend(more)
     kept["seen"] = _seen_prompts(seen, turn.replied)
     if rows or turn.waits:

@@ -1,9 +1,10 @@
 """Writing to the spool: one JSON line appended to this process's own file.
 
 The half of the spool every writer loads (Stop and StopFailure, a heartbeat tasks.db was
-too busy to take, a token record): appending, and the turn end, the one record kind made
-here. Why a file per process and the check after each write: ``_pending_records``, where
-the reader claims, reads and quarantines what was written.
+too busy to take, a token record): appending, the turn end (the one record kind made
+here), and the cheap check whether anything waits (``pending_files``). Why a file per
+process and the check after each write: ``_pending_records``, where the reader claims,
+reads and quarantines what was written.
 """
 
 from __future__ import annotations

@@ -58,6 +58,12 @@ def dashboard_dir() -> str:
     return os.path.join(state_dir(), "dashboard")
 
 
+def team_dir() -> str:
+    """The team's machine-local settings and outbox state (``missioncache_team.paths``).
+    Here, so the Stop hook can look for it before importing the team library at all."""
+    return os.path.join(data_root(), "team")
+
+
 def sync_dir() -> str:
     """Sync's machine-local state (``missioncache_sync.paths``). Here, below sync, so a hook
     can look for it before importing sync at all: where sync is not set up, one ``stat``."""

@@ -22,19 +22,19 @@ BUSY_TIMEOUT = 0.2
 
 
 # What the task's files say (``file_facts`` and the compaction count): kept from the last
-# run while the files' stamps are the same, so a run that only tasks.db made stale (a
-# prompt's heartbeat, a turn's end) parses no markdown.
+# run while the files' stamps, taken before they were read, are the same, so a run that
+# only tasks.db made stale (a prompt's heartbeat, a turn's end) parses no markdown.
 FILE_FACTS = ("done", "total", "divergent", "saved_epoch", "compactions")
-FILE_KEYS = ("context", "tasks", "compactions_dir", "saved_marker")
+# A stamp this close to the read may hide a later write in the same tick of a coarse clock
+# (git's "racily clean" files): such files are read again.
+RACY_SECONDS = 2.0
 
 
-def task_facts(
-    cwd: str, session_id: SessionId, earlier: dict | None = None, stamps: list | None = None
-) -> dict | None:
+def task_facts(cwd: str, session_id: SessionId, earlier: dict | None = None) -> dict | None:
     """Everything the line needs about the session's task, or None when it has none (or
     MissionCache is not set up: nothing is created for a user who never made a task).
-    ``earlier``: the last run's facts, whose file facts are kept when ``stamps`` (their
-    files' stamps then, in ``FILE_KEYS`` order) still hold for the same task."""
+    ``earlier``: the last run's facts, whose file facts are kept while the files' stamps
+    they were read under (``file_stamps``) still hold for the same task."""
     from missioncache_cost import task_tokens
     from missioncache_db import open_if_set_up
     from missioncache_time import period_start, time_split
@@ -66,9 +66,13 @@ def task_facts(
             "cost_today": spent.cost,
         }
         facts.update(fork_facts(db, task, session_id))
-    if _files_unchanged(facts, earlier, stamps):
-        facts.update({key: earlier[key] for key in FILE_FACTS})  # type: ignore[index]
+    stamps = _file_stamps(facts)
+    if _files_unchanged(facts, stamps, earlier):
+        kept = (*FILE_FACTS, "file_stamps", "files_read_at")
+        facts.update({key: earlier[key] for key in kept})  # type: ignore[index]
         return facts
+    facts["file_stamps"] = stamps  # before the reads: a write during them shows next run
+    facts["files_read_at"] = time.time()
     facts.update(file_facts(facts["context"], facts["tasks"]))
     known, saved = last_save(task.directory_path)
     if known:  # a task that keeps its real saves: the stamp may be a snapshot's
@@ -77,18 +81,26 @@ def task_facts(
     return facts
 
 
-def _files_unchanged(facts: dict, earlier: dict | None, stamps: list | None) -> bool:
-    """Whether the task's files are as they were when ``earlier`` was computed: the same
-    task, the same paths, each with the same stamp (a missing file: None both times)."""
-    from missioncache_statusline.line import file_stamp
+def _file_stamps(facts: dict) -> list:
+    """The stamps of the task's own files, in ``line.FILE_KEYS`` order."""
+    from missioncache_statusline.line import FILE_KEYS, file_stamp
 
-    if not earlier or stamps is None or len(stamps) != len(FILE_KEYS):
+    return [file_stamp(facts[key]) for key in FILE_KEYS]
+
+
+def _files_unchanged(facts: dict, stamps: list, earlier: dict | None) -> bool:
+    """Whether the task's files are as they were when ``earlier`` read them: the same
+    task and the same stamps (a missing file: None both times), none of them so close to
+    that read that a write in the same clock tick could hide behind it."""
+    if not earlier or earlier.get("task_id") != facts["task_id"]:
         return False
-    if earlier.get("task_id") != facts["task_id"] or any(k not in earlier for k in FILE_FACTS):
+    if any(key not in earlier for key in FILE_FACTS) or earlier.get("file_stamps") != stamps:
         return False
-    if any(earlier.get(key) != facts[key] for key in FILE_KEYS):
+    read_at = earlier.get("files_read_at")
+    if not isinstance(read_at, (int, float)):
         return False
-    return [file_stamp(facts[key]) for key in FILE_KEYS] == stamps
+    racy = (read_at - RACY_SECONDS) * 1e9
+    return all(stamp is None or stamp[0] < racy for stamp in stamps)
 
 
 def fork_facts(db: TaskDB, task: Task, session_id: str) -> dict:

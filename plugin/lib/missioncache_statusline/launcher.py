@@ -50,7 +50,9 @@ def enabled(raw):
     """Whether Claude Code still has this plugin enabled: `claude plugin uninstall` keeps
     the cache copy but takes `<plugin>@<marketplace>` out of `enabledPlugins`, and with
     it every hook, so a line would show time nobody records any more. A checkout run with
-    --plugin-dir has no such entry and is always shown."""
+    --plugin-dir has no such entry and is always shown. As in Claude Code, a project's
+    local settings come first, then the project's, then the user's: the first that names
+    the plugin decides (a project may turn off what the user turned on)."""
     parts = PLUGIN_ROOT.replace("\\\\", "/").split("/")
     if not (len(parts) > 4 and parts[-5:-3] == ["plugins", "cache"]):
         return True
@@ -63,18 +65,18 @@ def enabled(raw):
         payload = loads(raw.decode("utf-8"))
         project = (payload.get("workspace") or {{}}).get("project_dir") or payload.get("cwd")
         if isinstance(project, str) and project:
-            folders.append(os.path.join(project, ".claude"))
+            folders.insert(0, os.path.join(project, ".claude"))
     except Exception:
         pass
     for folder in folders:
-        for name in ("settings.json", "settings.local.json"):
+        for name in ("settings.local.json", "settings.json"):
             try:
                 with open(os.path.join(folder, name), "rb") as handle:
                     plugins = loads(handle.read(1 << 20).decode("utf-8")).get("enabledPlugins")
             except Exception:
                 continue
-            if isinstance(plugins, dict) and plugins.get(key) is True:
-                return True
+            if isinstance(plugins, dict) and isinstance(plugins.get(key), bool):
+                return plugins[key]
     return False
 
 

@@ -39,6 +39,10 @@ CACHE_KEEP_DAYS = 14
 # keeping the first runs after a prompt on the cheap path.
 DB_GRACE_SECONDS = 60.0
 _DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
+# The facts that name a file whose stamp the signature holds: the task's own files (what
+# ``facts.file_facts`` reads, kept while their stamps hold), then a fork's parent's.
+FILE_KEYS = ("context", "tasks", "compactions_dir", "saved_marker")
+FORK_KEYS = ("parent_context", "seen_marker")
 # Put before the last good line when this run failed: its figures are from an earlier run,
 # and without a mark the human would take them for current. In front, because Claude Code
 # cuts an over-long line at its end.
@@ -69,24 +73,14 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
         file_stamp(db + "-wal"),
     ]
     if facts:
-        keys = (
-            "context",
-            "tasks",
-            "compactions_dir",
-            "saved_marker",
-            "parent_context",
-            "seen_marker",
-        )
-        sig += [file_stamp(facts.get(key)) for key in keys]
+        sig += [file_stamp(facts.get(key)) for key in (*FILE_KEYS, *FORK_KEYS)]
     return sig
 
 
-_FILE_STAMPS = slice(6, 10)  # positions of the task's files in the signature (FILE_KEYS)
-
-
-def _file_stamps(sig: object) -> list | None:
-    """The task's file stamps a cached signature holds, or None."""
-    return sig[_FILE_STAMPS] if isinstance(sig, list) and len(sig) >= 10 else None
+def _this_version(cache: dict) -> bool:
+    """Whether the cached facts were computed by this version of the line."""
+    sig = cache.get("sig")
+    return isinstance(sig, list) and bool(sig) and sig[0] == CACHE_VERSION
 
 
 def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
@@ -168,7 +162,8 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
         else:
             from missioncache_statusline.facts import task_facts
 
-            facts = task_facts(cwd, sid, facts, _file_stamps(cache.get("sig")))
+            earlier = facts if _this_version(cache) else None
+            facts = task_facts(cwd, sid, earlier)
             sig = signature(sid, cwd, facts)
             computed = clock
         if facts is None:

@@ -323,6 +323,16 @@ _SOURCE = "\x00machine"  # set on each event read: the log's machine id, None fo
 MACHINE_NAME_CHARS = 64
 
 
+# The kinds a heartbeat keeps in tasks.db; a person's prompt is stored as NULL ("prompt").
+_KINDS = ("synthetic", "control")
+
+
+def _kind(value: object) -> str | None:
+    """A heartbeat's kind as tasks.db holds it: a turn Claude Code made or a control prompt
+    keeps its kind, anything else is a person's prompt."""
+    return value if value in _KINDS else None
+
+
 def _machine(event: dict) -> str | None:
     """Which machine a heartbeat came from, for a person: the name its log gives (shown
     as text, so only printable and short), else the machine id's start."""
@@ -349,7 +359,7 @@ def _import_heartbeat(state: _Import, event: dict) -> bool:
             uid, task, text, epoch, state.session(event.get("session")),
             None if context is None else dumps(context, sort_keys=True),
             state.prompt(event.get("prompt")),
-            "synthetic" if event.get("kind") == "synthetic" else None,
+            _kind(event.get("kind")),
             _machine(event),
         ),
     )  # fmt: skip
@@ -392,7 +402,7 @@ def _import_usage(state: _Import, event: dict) -> bool:
     if task is None or session is None or not isinstance(tokens, list):
         return False
     # the agent's and the prompt's ids parsed once here: valid_message keeps a parsed one
-    agent, prompt = state.session(event.get("agent")), state.session(event.get("prompt"))
+    agent, prompt = state.session(event.get("agent")), state.prompt(event.get("prompt"))
     fields = [event.get("key"), event.get("model"), event.get("speed"), agent, prompt]
     row = state.valid_message(session, [*fields, event["at"], *tokens])
     if row is None:

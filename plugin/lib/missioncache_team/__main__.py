@@ -10,9 +10,18 @@ import os
 import sys
 
 MAX_LOG = 64 * 1024
+# A push normally takes seconds; one past this is stopped (a server that accepted the
+# connection, then hung) so the next turn's push can run, and the person is told.
+PUSH_SECONDS = 300
+HUNG = (
+    "the push to the team's server took over {minutes} minutes and was stopped;"
+    " the next turn tries again (run `missioncache team status` to see what waits)"
+)
 
 
 def auto() -> int:
+    import subprocess
+
     from missioncache_state.lock import FileLock, LockTimeout
     from missioncache_team import launch, paths, status
 
@@ -30,11 +39,14 @@ def auto() -> int:
     try:
         with FileLock(paths.push_lock_path(), timeout=0):
             try:
-                return launch.run(["push", "--auto"])
+                return launch.run(["push", "--auto"], timeout=PUSH_SECONDS)
+            except subprocess.TimeoutExpired:  # a server that took the connection, then hung
+                error_text = HUNG.format(minutes=PUSH_SECONDS // 60)
             except RuntimeError as error:  # no uv: the push cannot start at all
-                status.record(0, -1, str(error))
-                print(error, file=sys.stderr)
-                return 1
+                error_text = str(error)
+            status.record(0, -1, error_text)
+            print(error_text, file=sys.stderr)
+            return 1
     except LockTimeout:
         return 0
 

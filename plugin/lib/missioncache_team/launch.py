@@ -63,24 +63,26 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run(args: list[str]) -> int:
-    """``missioncache-teamdb ARGS`` here or through uvx; its output goes to ours."""
+def run(args: list[str], timeout: float | None = None) -> int:
+    """``missioncache-teamdb ARGS`` here or through uvx; its output goes to ours.
+    ``timeout``: seconds before the client is killed (``subprocess.TimeoutExpired``)."""
     import subprocess
 
     env = _env()
     if _in_process():
         here = [sys.executable, "-m", "missioncache_teamdb", *args]
-        return subprocess.run(here, env=env, check=False).returncode
+        return subprocess.run(here, env=env, check=False, timeout=timeout).returncode
     check = subprocess.run(
         uvx_argv(["--check"], True),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         check=False,
+        timeout=timeout,
     )
     argv = uvx_argv(args, check.returncode == 0)
     try:
-        done = subprocess.run(argv, env=env, check=False)
+        done = subprocess.run(argv, env=env, check=False, timeout=timeout)
     except OSError as error:
         raise RuntimeError(f"could not start {argv[0]}: {error}") from None
     if done.returncode == 2 and check.returncode != 0:

@@ -60,9 +60,6 @@ class Sent:
         )
         self.staged: dict[str, Progress] = {}
 
-    def ids(self, kind: str) -> set[str]:
-        return {row[0] for row in self.conn.execute("SELECT id FROM sent WHERE kind = ?", (kind,))}
-
     def has(self, kind: str, event_id: str) -> bool:
         found = self.conn.execute("SELECT 1 FROM sent WHERE kind = ? AND id = ?", (kind, event_id))
         return found.fetchone() is not None

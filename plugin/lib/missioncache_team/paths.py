@@ -7,9 +7,9 @@ import os
 
 
 def team_dir() -> str:
-    from missioncache_state.locations import data_root
+    from missioncache_state.locations import team_dir as located
 
-    return os.path.join(data_root(), "team")
+    return located()
 
 
 def config_path() -> str:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _cut(conn: sqlite3.Connection, since: float | None, now: float) -> float | None:
-    from missioncache_time._sessions import read_config
+    from missioncache_time._fold import read_config
 
     idle, tail = read_config(conn)
     sealed = rollup.sealed_at(conn, idle, float(tail), now)
@@ -128,9 +128,10 @@ def sealed_days(
     conn: sqlite3.Connection, task_id: int, since: float | None, now: float, pricing: Any
 ) -> tuple[float, list[SealedDay]] | None:
     """The task's sealed days from ``since`` on and the moment after which the caller
-    computes from the events, or None when the summaries cannot be used."""
+    computes from the events, or None when the summaries cannot be used (their costs
+    were priced with another price table: a refresh that could not run left them so)."""
     sealed = _cut(conn, since, now)
-    if sealed is None:
+    if sealed is None or not rollup.prices_match(conn, pricing):
         return None
     rows = conn.execute(
         "SELECT day, claude, you, waiting, sessions, first, messages,"

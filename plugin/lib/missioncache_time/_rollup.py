@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MARGIN = 2 * 86400  # the longest turn assumed (docs/time.md, Periods)
-VERSION = 3  # of the tables and triggers below: another one creates them again
+VERSION = 4  # of the tables and triggers below: another one creates them again
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS day_rollup (
@@ -99,16 +99,16 @@ def _previous(event: str, row: str) -> str:
     )
 
 
-def _changed(table: str, columns: str, lo: str, hi: str) -> str:
+def _changed(table: str, columns: str, hi: str = "epoch") -> str:
     """An update marks the old and the new row, when either reaches before the horizon: a
     fold that gives today's rows their task marks nothing (a mark per row kept the
     summaries unused until the next reader, and tasks.db a tenth bigger)."""
     old_hi, new_hi = hi.format(row="OLD"), hi.format(row="NEW")
     return (
         f"CREATE TRIGGER IF NOT EXISTS rollup_{table}_update AFTER UPDATE OF {columns} "
-        f"ON {table} WHEN OLD.{lo} < {_HORIZON} OR NEW.{lo} < {_HORIZON} BEGIN "
-        f"INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.{lo}, OLD.{old_hi}), "
-        f"(NEW.task_id, NEW.{lo}, NEW.{new_hi}); END"
+        f"ON {table} WHEN OLD.epoch < {_HORIZON} OR NEW.epoch < {_HORIZON} BEGIN "
+        f"INSERT INTO rollup_dirty VALUES (OLD.task_id, OLD.epoch, OLD.{old_hi}), "
+        f"(NEW.task_id, NEW.epoch, NEW.{new_hi}); END"
     )
 
 
@@ -118,7 +118,12 @@ _TRIGGERS = (
     _marks("heartbeats", "INSERT", "NEW", "epoch", "NEW.epoch"),
     _marks("heartbeats", "DELETE", "OLD", "epoch", "OLD.epoch"),
     _marks("usage", "INSERT", "NEW", "epoch", "NEW.epoch"),
-    _marks("usage", "DELETE", "OLD", "epoch", "OLD.epoch"),
+    # A message counts on its first row only (missioncache_cost): when that row goes, a
+    # copy in another session's transcript counts instead, and its task's days change too.
+    "CREATE TRIGGER IF NOT EXISTS rollup_usage_delete AFTER DELETE ON usage BEGIN"
+    " INSERT INTO rollup_dirty SELECT OLD.task_id, OLD.epoch, OLD.epoch"
+    f" WHERE OLD.epoch < {_HORIZON}; INSERT INTO rollup_dirty SELECT task_id, epoch, epoch"
+    f" FROM usage WHERE message_key = OLD.message_key AND epoch < {_HORIZON}; END",
     _marks("waits", "INSERT", "NEW", "epoch", "NEW.epoch + NEW.seconds"),
     _marks("waits", "DELETE", "OLD", "epoch", "OLD.epoch + OLD.seconds"),
     _marks("sessions", "INSERT", "NEW", "start_epoch", "NEW.start_epoch"),
@@ -127,15 +132,13 @@ _TRIGGERS = (
     _turn_end("DELETE", "OLD"),
     # Updates (a fold giving rows their task, a repair): the old and the new row, when
     # either may reach a sealed day.
-    _changed("heartbeats", "task_id, epoch, session_id, prompt_id, kind", "epoch", "epoch"),
+    _changed("heartbeats", "task_id, epoch, session_id, prompt_id, kind"),
     _changed(
         "usage",
         "task_id, epoch, model, speed, input_tokens, output_tokens, cache_5m_tokens,"
         " cache_1h_tokens, cache_read_tokens",
-        "epoch",
-        "epoch",
     ),
-    _changed("waits", "task_id, epoch, seconds", "epoch", "epoch + {row}.seconds"),
+    _changed("waits", "task_id, epoch, seconds", "epoch + {row}.seconds"),
     "CREATE TRIGGER IF NOT EXISTS rollup_turn_ends_update AFTER UPDATE OF session_id,"
     " prompt_id, epoch, outcome, background ON turn_ends BEGIN INSERT INTO rollup_dirty"
     f" {_JOINED.format(end='OLD.epoch', row='OLD')} AND MIN(h.epoch, OLD.epoch) < {_HORIZON};"
@@ -178,8 +181,13 @@ def sealed_at(conn: sqlite3.Connection, idle: float, tail: float, now: float) ->
     sealed, made = meta.get("sealed"), meta.get("made")
     if not isinstance(sealed, float) or not isinstance(made, float) or now < made:
         return None
-    if (meta.get("idle"), meta.get("tail"), meta.get("zone")) != (idle, tail, zone()):
-        return None
+    if (meta.get("version"), meta.get("idle"), meta.get("tail"), meta.get("zone")) != (
+        VERSION,
+        idle,
+        tail,
+        zone(),
+    ):
+        return None  # another version's rows, or other settings: a refresh rebuilds them
     if conn.execute("SELECT 1 FROM rollup_dirty LIMIT 1").fetchone() is not None:
         return None
     return sealed
@@ -193,25 +201,23 @@ def prices_match(conn: sqlite3.Connection, pricing: Any) -> bool:
 def refresh(
     conn: sqlite3.Connection,
     now: float | None = None,
-    budget: int | None = None,
     existing: bool = False,
-    pricing: Any = None,
+    *,
+    pricing: Any,
 ) -> bool:
     """Bring the summaries up to date at ``now``: recompute the days marks dirtied, seal
-    the days time moved past, or build everything when the settings changed. ``budget``:
-    give up (leaving every mark for a later reader) when more task-days than that would
-    be computed; ``existing``: only maintain summaries already built (a hook, a sync never
-    pays for the first build); ``pricing``: ``missioncache_cost.day_pricing()``, from the
-    caller above both layers; without it (the spool's fold) nothing is computed, marks
-    wait for a reader. Returns whether the summaries are usable now."""
+    the days time moved past, or build everything when the settings changed.
+    ``existing``: only maintain summaries already built (a sync never pays for the first
+    build); ``pricing``: ``missioncache_cost.day_pricing()``, from the caller above both
+    layers. Returns whether the summaries are usable now."""
     now = time.time() if now is None else now
     if existing and not isinstance(_meta(conn).get("sealed"), float):
         return False
     if conn.in_transaction:
-        return _refresh(conn, now, budget, pricing)
+        return _refresh(conn, now, pricing)
     try:
         with write_transaction(conn):
-            return _refresh(conn, now, budget, pricing)
+            return _refresh(conn, now, pricing)
     except sqlite3.OperationalError:  # busy or read-only: readers compute from the events
         return False
 
@@ -225,16 +231,12 @@ def rebuild(conn: sqlite3.Connection, pricing: Any, now: float | None = None) ->
     refresh(conn, now, pricing=pricing)
 
 
-def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: Any) -> bool:
-    from missioncache_time._sessions import read_config
+def _refresh(conn: sqlite3.Connection, now: float, pricing: Any) -> bool:
+    from missioncache_time._fold import read_config
 
     idle, tail = read_config(conn)
     span = reach(idle, float(tail))
     meta = _meta(conn)
-    if budget is not None and _settled(conn, meta, idle, float(tail), now - span):
-        return True  # a fold with nothing to do: no price table read, nothing written
-    if pricing is None:
-        return False  # no price table: the marks wait for a reader
     from missioncache_time import _daybook as daybook
 
     if meta.get("version") != VERSION:
@@ -275,8 +277,6 @@ def _refresh(conn: sqlite3.Connection, now: float, budget: int | None, pricing: 
             for task_id in tasks:
                 plan.setdefault(task_id, []).append((old, sealed))
     ranges = {task_id: _merged(windows) for task_id, windows in plan.items()}
-    if budget is not None and _days(ranges) > budget:
-        return False
     for task_id, windows in ranges.items():
         for lo, hi in windows:
             daybook.compute(conn, task_id, lo, hi, idle, float(tail), now, pricing)
@@ -299,22 +299,6 @@ def _recreate(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-def _settled(conn: sqlite3.Connection, meta: dict, idle: float, tail: float, moment: float) -> bool:
-    """Whether the summaries are up to date for a fold: the same settings, no mark, and
-    no day to seal (the day holding ``moment`` starts at the seal). Prices are left to
-    the readers, which check them on every read."""
-    from missioncache_db import local_midnight_epoch
-
-    old = meta.get("sealed")
-    if (meta.get("version"), meta.get("idle"), meta.get("tail")) != (VERSION, idle, tail):
-        return False
-    if not isinstance(old, float) or meta.get("zone") != zone():
-        return False
-    if local_midnight_epoch(0, moment) > old:
-        return False
-    return conn.execute("SELECT 1 FROM rollup_dirty LIMIT 1").fetchone() is None
-
-
 def _merged(windows: list) -> list:
     """Overlapping ``(lo, hi)`` windows joined (``lo`` None: from the beginning)."""
     out: list[list] = []
@@ -326,15 +310,6 @@ def _merged(windows: list) -> list:
         else:
             out.append([lo, hi])
     return [tuple(window) for window in out]
-
-
-def _days(ranges: dict) -> float:
-    """About how many task-days the windows hold (a whole history counts as unbounded)."""
-    count = 0.0
-    for windows in ranges.values():
-        for lo, hi in windows:
-            count += float("inf") if lo is None else (hi - lo) / 86400
-    return count
 
 
 refresh_days, rebuild_days = refresh, rebuild  # the names the package exports

@@ -15,7 +15,7 @@ from missioncache_db import local_midnight_epoch
 from missioncache_state.sqlite import sqlite3
 from missioncache_time import _summary as summary
 from missioncache_time import _turns as turns
-from missioncache_time._fold import read_config as read_config
+from missioncache_time._fold import read_config
 from missioncache_time._turns import TimeSplit
 
 TYPE_CHECKING = False

@@ -333,7 +333,10 @@ function renderTeam(answer) {
 }
 
 async function refreshTeam() {
-  renderTeam(await getJSON(`/api/team?period=${state.teamPeriod}`));
+  const period = state.teamPeriod;
+  const answer = await getJSON(`/api/team?period=${period}`);
+  // A slower answer for a period no longer chosen must not replace the chosen one's.
+  if (period === state.teamPeriod) renderTeam(answer);
 }
 
 function report(error) {
