@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import PARTS, report
 from bench.common import REPO, Bench
 from bench.machine import machine_info
-from bench.plugin import build
+from bench.plugin import build, compile_bundle
 
 
 def default_python() -> str:
@@ -137,7 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.baseline:
             copy = Path(tmp) / "baseline"
             shutil.copytree(args.baseline, copy, ignore=shutil.ignore_patterns("__pycache__"))
+            compile_bundle(copy, python)
             baseline = Bench(python, copy, Path(tmp) / "baseline-homes", args.quick, args.runs)
+        results["config"]["bundle"] = compile_bundle(plugin, python)
         bench = Bench(python, plugin, Path(tmp) / "homes", args.quick, args.runs, baseline)
         for name in args.parts:
             module = PARTS[name]

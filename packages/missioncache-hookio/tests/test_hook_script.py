@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_harness.plugin import load_plugin
+from missioncache_harness.polling import poll_until
 from missioncache_harness.workspace import python3
 
 HOOK_SCRIPT = Path(__file__).resolve().parents[1] / "hook.py"
@@ -93,3 +94,44 @@ def _started_script(command: str) -> str:
     found = re.fullmatch(r'"\$\{CLAUDE_PLUGIN_ROOT\}/hooks/run" (\w+)', command)
     assert found, command
     return f"{found.group(1)}.py"
+
+
+BUNDLE_PROBE = """
+import json, sys
+
+def main():
+    from missioncache_state import bytecode
+    import missioncache_state.words
+    loader = sys.modules["missioncache_state.words"].__spec__.loader
+    print(json.dumps({"bundled": isinstance(loader, bytecode.BundleFinder), "says": SAYS}))
+
+SAYS = "first"
+"""
+
+
+def test_a_hook_has_the_bundle_built_then_imports_from_it_and_never_runs_old_code(
+    mc_plugin, tmp_path
+):
+    plugin = tmp_path / "plugin"
+    shutil.copytree(mc_plugin / "lib", plugin / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    hooks = plugin / "hooks"
+    hooks.mkdir()
+    shutil.copyfile(HOOK_SCRIPT, hooks / "stop.py")
+    (hooks / "_stop.py").write_text(BUNDLE_PROBE, encoding="utf-8")
+    root = tmp_path / "data"
+    root.mkdir()
+    env = {"MISSIONCACHE_ROOT": str(root), "HOME": str(tmp_path)}
+    bundles = plugin / "lib" / "__pycache__"
+
+    done = _start(hooks, **env)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {"bundled": False, "says": "first"}
+    assert poll_until(lambda: list(bundles.glob("missioncache.*.bundle")), timeout=30)
+
+    done = _start(hooks, **env)
+    assert json.loads(done.stdout) == {"bundled": True, "says": "first"}
+
+    body = hooks / "_stop.py"
+    body.write_text(BUNDLE_PROBE.replace('"first"', '"the edited body"'), encoding="utf-8")
+    done = _start(hooks, **env)
+    assert json.loads(done.stdout) == {"bundled": True, "says": "the edited body"}

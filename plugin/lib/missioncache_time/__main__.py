@@ -16,6 +16,11 @@ if sys.argv[1:] != ["heartbeat-auto"]:
     )
     raise SystemExit(2)
 
-from missioncache_time._heartbeat_auto import heartbeat_auto
+from os.path import abspath, dirname
+
+from missioncache_state.bytecode import install
+
+install(dirname(dirname(dirname(abspath(__file__)))))  # the plugin of this lib
+from missioncache_time._heartbeat_auto import heartbeat_auto  # noqa: E402
 
 raise SystemExit(heartbeat_auto())

@@ -215,9 +215,14 @@ def prune_caches(now: float | None = None, keep_days: int = CACHE_KEEP_DAYS) -> 
 
 
 def main(stdin: Any = None, stdout: Any = None, env: Mapping[str, str] | None = None) -> int:
-    """Read stdin, print the line (UTF-8 whatever the locale), return 0 whatever happens."""
+    """Read stdin, print the line (UTF-8 whatever the locale), return 0 whatever happens.
+    The modules it needs next come from the plugin's compiled bundle when the hooks have
+    built one (``missioncache_state.bytecode``); every launcher ever installed calls this."""
     import sys
 
+    from missioncache_state.bytecode import install
+
+    install(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     try:
         source = stdin if stdin is not None else sys.stdin.buffer
         raw = source.read(STDIN_MAX)
