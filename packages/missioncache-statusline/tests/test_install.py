@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -177,11 +178,8 @@ def test_plugin_updates_need_no_reinstall(cli, settings, mc_env, mc_task, mc_rep
     assert "demo-task" in _show(mc_env, mc_repo, settings)
     shutil.copytree(mc_plugin, new)
     line_py = new / "lib" / "missioncache_statusline" / "line.py"
-    line_py.write_text(
-        line_py.read_text().replace(
-            "CACHE_VERSION = 2", 'CACHE_VERSION = 3\nimport sys\nsys.stdout.write("v1.1 ")'
-        )
-    )
+    newer = 'CACHE_VERSION = 99\nimport sys\nsys.stdout.write("v1.1 ")'
+    line_py.write_text(re.sub(r"CACHE_VERSION = \d+", newer, line_py.read_text(), count=1))
     entry = new / "statusline" / "statusline.py"
     stamp = (old / "statusline" / "statusline.py").stat().st_mtime + 10
     os.utime(entry, (stamp, stamp))

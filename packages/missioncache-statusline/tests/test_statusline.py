@@ -251,6 +251,37 @@ def test_a_run_only_tasks_db_made_stale_parses_no_markdown(
     assert "[3/4]" in shown and "missioncache_context" in err
 
 
+def test_a_compaction_or_a_new_start_on_the_same_task_reads_only_the_files(
+    line, mc_plugin, mc_env, mc_task, mc_task_dir, transcript
+):
+    """SessionStart rewrites the session's binding on every start and PreCompact writes a
+    snapshot into the context file: with the task the same and tasks.db's figures within
+    their minute, the next run reads the task's files again and opens no database."""
+    _write_files(mc_task_dir, mc_task.name, TASKS, CONTEXT.format(stamp="2026-11-29 13:47"))
+    for path in mc_task_dir.iterdir():  # written a while ago, not in the read's tick
+        os.utime(path, (time.time() - 60, time.time() - 60))
+    profile = {"NO_COLOR": "1", "PYTHONPROFILEIMPORTTIME": "1"}
+    assert mc_env.bundled(mc_plugin, "bind", SID, mc_task.name).returncode == 0
+    shown, err = line(env=profile, with_stderr=True)
+    assert "[2/4]" in shown and "sqlite3" in err
+    time.sleep(0.05)  # the rebinding in a later clock tick than the binding
+    assert mc_env.bundled(mc_plugin, "bind", SID, mc_task.name).returncode == 0
+    (mc_task_dir / f"{mc_task.name}-tasks.md").write_text(TASKS.replace("- [ ] 3.", "- [x] 3."))
+    shown, err = line(env=profile, with_stderr=True)
+    assert "[3/4]" in shown and "◆ demo-task" in shown
+    assert "missioncache_context" in err and "sqlite3" not in err
+
+
+def test_a_session_bound_to_another_task_shows_it_at_once(
+    line, mc_plugin, mc_env, mc_task, mc_make_task, transcript
+):
+    other = mc_make_task("other-task")
+    assert mc_env.bundled(mc_plugin, "bind", SID, mc_task.name).returncode == 0
+    assert "◆ demo-task" in line(env={"NO_COLOR": "1"})
+    assert mc_env.bundled(mc_plugin, "bind", SID, other.name).returncode == 0
+    assert "◆ other-task" in line(env={"NO_COLOR": "1"})  # within the minute tasks.db has
+
+
 def test_a_file_changed_in_the_tick_it_was_read_is_read_again(
     line, mc_env, mc_task, mc_task_dir, transcript
 ):

@@ -52,6 +52,7 @@ def task_facts(cwd: str, session_id: SessionId, earlier: dict | None = None) -> 
         facts: dict[str, Any] = {
             "task_id": task.id,
             "name": task.name,
+            "full_path": task.full_path,
             "context": task.context_path,
             "tasks": task.tasks_path,
             # Compaction records are files there (one per compaction): its mtime moves
@@ -71,6 +72,20 @@ def task_facts(cwd: str, session_id: SessionId, earlier: dict | None = None) -> 
         kept = (*FILE_FACTS, "file_stamps", "files_read_at")
         facts.update({key: earlier[key] for key in kept})  # type: ignore[index]
         return facts
+    return _read_files(facts, stamps, task)
+
+
+def refresh_files(facts: dict) -> dict:
+    """``facts`` with what the task's files say read again, and nothing else: for a run
+    whose task is the same and whose tasks.db figures are still within their grace
+    (``line.DB_GRACE_SECONDS``), but whose files changed (a compaction's snapshot, a save,
+    Claude ticking an item). It opens no database."""
+    fresh = dict(facts)
+    return _read_files(fresh, _file_stamps(fresh), _TaskFolder(fresh))
+
+
+def _read_files(facts: dict, stamps: list, task: Any) -> dict:
+    """Fill in ``FILE_FACTS`` from the files of ``task`` (a Task, or ``_TaskFolder``)."""
     facts["file_stamps"] = stamps  # before the reads: a write during them shows next run
     facts["files_read_at"] = time.time()
     facts.update(file_facts(facts["context"], facts["tasks"]))
@@ -79,6 +94,16 @@ def task_facts(cwd: str, session_id: SessionId, earlier: dict | None = None) -> 
         facts["saved_epoch"] = saved
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
     return facts
+
+
+class _TaskFolder:
+    """What the file reads need of a task (its name, folder and place under the data
+    root), from the facts of the run that found it in tasks.db."""
+
+    def __init__(self, facts: dict) -> None:
+        self.name = facts.get("name")
+        self.full_path = facts.get("full_path")
+        self.directory_path = os.path.dirname(facts.get("saved_marker") or "")
 
 
 def _file_stamps(facts: dict) -> list:
@@ -137,13 +162,13 @@ def _fold_heartbeats(db: TaskDB) -> None:
         pass
 
 
-def compactions_since(task: Task, since_epoch: float | None) -> int | None:
+def compactions_since(task: Task | _TaskFolder, since_epoch: float | None) -> int | None:
     """Compactions of the task since the context file was last saved; None when its
     records cannot be read (the line then shows no mark rather than a wrong one)."""
     from missioncache_db import compaction_count
 
     try:
-        return int(compaction_count(task, since_epoch=since_epoch))
+        return int(compaction_count(task, since_epoch=since_epoch))  # type: ignore[arg-type]
     except Exception:
         return None
 

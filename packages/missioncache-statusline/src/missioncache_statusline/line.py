@@ -22,13 +22,13 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from missioncache_state.ids import SessionId
 
 CACHE_KIND = "statusline"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 STDIN_MAX = 4 * 1024 * 1024
 DEFAULT_COLUMNS = 120
 MARGIN = 4  # Claude Code indents the row by 2; keep clear of the right edge too
@@ -38,11 +38,18 @@ CACHE_KEEP_DAYS = 14
 # change of tasks.db alone is taken in at most this long after the last recompute,
 # keeping the first runs after a prompt on the cheap path.
 DB_GRACE_SECONDS = 60.0
-_DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL in the signature
+_BINDING_STAMP = 3  # the session binding's position in the signature
+_DB_STAMPS = (4, 5)  # positions of tasks.db and its WAL
 # The facts that name a file whose stamp the signature holds: the task's own files (what
 # ``facts.file_facts`` reads, kept while their stamps hold), then a fork's parent's.
 FILE_KEYS = ("context", "tasks", "compactions_dir", "saved_marker")
 FORK_KEYS = ("parent_context", "seen_marker")
+_FILE_STAMPS = range(6, 6 + len(FILE_KEYS))
+# What a run does with the cached facts (``change``).
+KEEP, FILES, ALL = "keep", "files", "all"
+# The fields of a session binding that choose the task: SessionStart rewrites the file on
+# every start (its "updated" moves), mostly naming the same task.
+BINDING_FIELDS = ("taskId", "projectName", "fullPath")
 # Put before the last good line when this run failed: its figures are from an earlier run,
 # and without a mark the human would take them for current. In front, because Claude Code
 # cuts an over-long line at its end.
@@ -58,8 +65,11 @@ def file_stamp(path: Any) -> list | None:
     return [info.st_mtime_ns, info.st_size]
 
 
-def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
-    """What the cached facts depend on; a change anywhere means recompute."""
+def signature(session_id: SessionId, cwd: str, facts: dict | None, stored: bool = False) -> list:
+    """What the cached facts depend on; a change anywhere means recompute. ``stored``:
+    the signature to keep beside facts just computed, with the task's files as stamped
+    before they were read (``file_stamps``), so one written during the read differs from
+    it at the next run."""
     from missioncache_state.bindings import binding_file
     from missioncache_state.locations import tasks_db_path
 
@@ -73,8 +83,24 @@ def signature(session_id: SessionId, cwd: str, facts: dict | None) -> list:
         file_stamp(db + "-wal"),
     ]
     if facts:
-        sig += [file_stamp(facts.get(key)) for key in (*FILE_KEYS, *FORK_KEYS)]
+        stamps = facts.get("file_stamps") if stored else None
+        if not (isinstance(stamps, list) and len(stamps) == len(FILE_KEYS)):
+            stamps = [file_stamp(facts.get(key)) for key in FILE_KEYS]
+        sig += [*stamps, *(file_stamp(facts.get(key)) for key in FORK_KEYS)]
     return sig
+
+
+def binding_key(session_id: SessionId) -> list | None:
+    """What in the session's binding chooses its task (``BINDING_FIELDS``), or None."""
+    from missioncache_state.bindings import read_session_binding
+
+    data = read_session_binding(session_id)
+    return None if data is None else [data.get(field) for field in BINDING_FIELDS]
+
+
+def _same_task_bound(cached: object, binding: Callable[[], object]) -> bool:
+    """Whether the binding, rewritten since, still names the task it named."""
+    return cached is not None and binding() == cached
 
 
 def _this_version(cache: dict) -> bool:
@@ -83,20 +109,37 @@ def _this_version(cache: dict) -> bool:
     return isinstance(sig, list) and bool(sig) and sig[0] == CACHE_VERSION
 
 
-def still_valid(cache: dict, sig: list, facts: dict | None, now: float) -> bool:
-    """The cached facts hold for ``sig``: the same signature, or (for a session on a task)
-    only tasks.db changed; either way for less than ``DB_GRACE_SECONDS`` after they were
+def change(
+    cache: dict, sig: list, facts: dict | None, now: float, binding: Callable[[], object]
+) -> str:
+    """What this run must do with the cached facts, given today's signature ``sig``:
+
+    - ``KEEP`` them: the same signature, or (for a session on a task) only tasks.db
+      changed, or the binding file was rewritten naming the same task (``binding()``, asked
+      only then);
+    - ``FILES``: besides those, only the task's own files changed, so only they are read
+      again (a compaction's snapshot, a save, an item ticked);
+    - ``ALL``: anything else.
+
+    The tasks.db figures are kept for less than ``DB_GRACE_SECONDS`` after they were
     computed, because "today" keeps growing with no file changing (a turn in progress
-    counts up to now, and Stop's turn ends wait in the spool)."""
+    counts up to now, and Stop's turn ends wait in the spool): after that, ``ALL``."""
     old = cache.get("sig")
     computed = cache.get("computed")
     fresh = isinstance(computed, (int, float)) and 0 <= now - computed < DB_GRACE_SECONDS
     if old == sig:
-        return not facts or fresh
-    if not facts or not isinstance(old, list) or len(old) != len(sig):
-        return False
-    others_same = all(a == b for i, (a, b) in enumerate(zip(old, sig)) if i not in _DB_STAMPS)
-    return others_same and fresh
+        return KEEP if not facts or fresh else ALL
+    if not facts or not fresh or not isinstance(old, list) or len(old) != len(sig):
+        return ALL
+    files = False
+    for i, (before, after) in enumerate(zip(old, sig)):
+        if before == after or i in _DB_STAMPS:
+            continue
+        if i in _FILE_STAMPS:
+            files = True
+        elif i != _BINDING_STAMP or not _same_task_bound(cache.get("binding"), binding):
+            return ALL
+    return FILES if files else KEEP
 
 
 def _payload(raw: bytes) -> dict | None:
@@ -153,18 +196,33 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
     cwd = _cwd(payload)
     cache = load_state(CACHE_KIND, sid) or {}
     facts = cache.get("facts") if isinstance(cache.get("facts"), dict) else None
+    if not _this_version(cache):
+        facts = None  # another version's facts may lack what this one reads
     sig = signature(sid, cwd, facts)
     clock = time.time()
-    computed = cache.get("computed")
+    computed, bound = cache.get("computed"), cache.get("binding")
+    read: list = []  # the binding, read at most once
+
+    def binding() -> object:
+        if not read:
+            read.append(binding_key(sid))
+        return read[0]
+
     try:
-        if still_valid(cache, sig, facts, clock):
-            sig = cache["sig"]  # keep the old signature: after the grace, recompute
-        else:
+        todo = change(cache, sig, facts, clock, binding)
+        if todo == KEEP and not read:
+            sig = cache.get("sig", sig)  # unchanged, or tasks.db only: no write of the cache
+        elif todo == FILES:
+            from missioncache_statusline.facts import refresh_files
+
+            facts = refresh_files(facts)  # type: ignore[arg-type]
+            sig = signature(sid, cwd, facts, stored=True)
+        elif todo == ALL:
             from missioncache_statusline.facts import task_facts
 
-            earlier = facts if _this_version(cache) else None
-            facts = task_facts(cwd, sid, earlier)
-            sig = signature(sid, cwd, facts)
+            bound = binding()  # before tasks.db: a rebinding during the read shows next run
+            facts = task_facts(cwd, sid, facts)
+            sig = signature(sid, cwd, facts, stored=True)
             computed = clock
         if facts is None:
             line, edits = "", None
@@ -178,7 +236,14 @@ def status_line(raw: bytes, env: Mapping[str, str], now: float | None = None) ->
     except Exception:
         last = cache.get("line")
         return STALE_MARK + last if isinstance(last, str) and last else ""
-    fresh = {"sig": sig, "computed": computed, "facts": facts, "edits": edits, "line": line}
+    fresh = {
+        "sig": sig,
+        "computed": computed,
+        "binding": bound,
+        "facts": facts,
+        "edits": edits,
+        "line": line,
+    }
     if fresh != cache:
         try:
             save_state(CACHE_KIND, fresh, sid)

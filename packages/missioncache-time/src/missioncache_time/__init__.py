@@ -18,6 +18,10 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._daily import sealed_days as sealed_days
     from missioncache_time._daily import window_tokens as window_tokens
     from missioncache_time._fold import process_pending as process_pending
+    from missioncache_time._format import format_duration as format_duration
+    from missioncache_time._format import format_split as format_split
+    from missioncache_time._format import part_texts as part_texts
+    from missioncache_time._format import shown_parts as shown_parts
     from missioncache_time._heartbeat_auto import arm_hard_wall as arm_hard_wall
     from missioncache_time._heartbeat_auto import heartbeat_auto as heartbeat_auto
     from missioncache_time._heartbeats import new_heartbeat as new_heartbeat
@@ -39,11 +43,7 @@ if TYPE_CHECKING:  # the names __getattr__ serves, for the type checker
     from missioncache_time._token_rows import valid_wait as valid_wait
     from missioncache_time._turns import TimeSplit as TimeSplit
     from missioncache_time._turns import clipped as clipped
-    from missioncache_time._turns import format_duration as format_duration
-    from missioncache_time._turns import format_split as format_split
     from missioncache_time._turns import merge as merge
-    from missioncache_time._turns import part_texts as part_texts
-    from missioncache_time._turns import shown_parts as shown_parts
     from missioncache_time._turns import turn_intervals as turn_intervals
 
 _EXPORTS = {
@@ -60,10 +60,10 @@ _EXPORTS = {
     "PERIODS": "_sessions",
     "day_splits": "_sessions",
     "period_start": "_sessions",
-    "format_duration": "_turns",
-    "format_split": "_turns",
-    "shown_parts": "_turns",
-    "part_texts": "_turns",
+    "format_duration": "_format",
+    "format_split": "_format",
+    "shown_parts": "_format",
+    "part_texts": "_format",
     "arm_hard_wall": "_heartbeat_auto",
     "new_heartbeat": "_heartbeats",
     "assign_tasks": "_token_rows",
