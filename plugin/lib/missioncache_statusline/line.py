@@ -9,7 +9,8 @@ cwd and today's date (and, for a fork, its parent's context and the session's
 shared-seen marker). A change of tasks.db alone (every prompt's heartbeat) is taken in
 up to a minute later (``DB_GRACE_SECONDS``): it only moves "today", shown to the minute. A run
 whose signature matches opens no database and parses no markdown; it only counts the
-transcript bytes appended since the last run, for the edit count.
+transcript bytes appended since the last run, for the edit count. Within that minute, a
+change of the task's files alone is read from the files alone (``change``).
 
 Never breaks the user's screen: a session without a task prints nothing of ours, and any
 failure prints the last good line marked ``(stale)`` (or nothing); the caller always exits 0.
