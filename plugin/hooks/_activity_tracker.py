@@ -1,6 +1,6 @@
 """UserPromptSubmit: one heartbeat per counted prompt, for time tracking. Prints nothing.
 
-The heartbeat is written by ``python -m missioncache_time heartbeat-auto`` in a CHILD
+The heartbeat is written by ``missioncache_time``'s ``heartbeat-auto`` in a CHILD
 process that this hook starts and does not wait for. Why: this runs on every prompt's
 hot path, and recording needs the tasks.db write lock, which other sessions and tools
 may hold. Waiting for it here would delay the prompt; instead the child (stdin, stdout
@@ -84,7 +84,9 @@ def main() -> None:
     ident = identity(payload)  # the ids: parsed once, here
     from missioncache_hookio.spawn import spawn_detached
 
-    # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH.
-    argv = [sys.executable, "-S", "-m", "missioncache_time", "heartbeat-auto"]
+    # -S as for the hooks themselves: the child needs only the stdlib and PYTHONPATH. A
+    # script, not -m: runpy would cost more than the interpreter's start (its __main__).
+    entry = os.path.join(_BUNDLED_LIBRARIES, "missioncache_time", "__main__.py")
+    argv = [sys.executable, "-S", entry, "heartbeat-auto"]
     env = child_env(ident.session_id, ident.prompt_id, is_synthetic(prompt), kind)
     spawn_detached(argv, ident.cwd, env)

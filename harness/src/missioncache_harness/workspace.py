@@ -111,6 +111,12 @@ class Bare:
         """Run ``python3 -S -m NAME ARGS`` as a user (or a hook's child) would."""
         return self._run(["-m", name, *args], cwd, env, timeout)
 
+    def script(
+        self, path: Any, *args: str, cwd: Any = None, env: Any = None, timeout: float = 60
+    ) -> subprocess.CompletedProcess:
+        """Run ``python3 -S PATH ARGS``: a file started as a script, as a hook starts one."""
+        return self._run([str(path), *args], cwd, env, timeout)
+
     def spawn(self, code: str, *args: object, **kwargs: Any) -> subprocess.Popen:
         """Start ``python3 -S -c CODE ARGS`` (for tests that need processes at once)."""
         argv = [python3(), "-S", "-c", code, *map(str, args)]

@@ -128,6 +128,24 @@ def test_heartbeat_auto_entry_skips_the_argparse_command_line(mc_bare, cli, mc_w
         assert task.name == "demo"
 
 
+def test_started_as_the_hook_starts_it_the_child_loads_no_runpy(mc_bare, mc_workdir):
+    """The activity tracker starts ``missioncache_time/__main__.py`` as a script: ``-m``
+    would load runpy and importlib.util, more than the interpreter's own start, on every
+    prompt. The script records the heartbeat, and its own folder shadows nothing."""
+    import missioncache_time
+
+    make_task(mc_workdir)
+    entry = Path(missioncache_time.__file__).parent / "__main__.py"
+    profile = {"PYTHONPROFILEIMPORTTIME": "1", "CLAUDE_SESSION_ID": "s1"}
+    done = mc_bare.script(entry, "heartbeat-auto", cwd=mc_workdir, env=profile)
+    assert done.returncode == 0, done.stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "missioncache_time._heartbeat_auto" in loaded
+    assert not loaded & {"runpy", "importlib.util", "functools", "_heartbeat_auto"}
+    with TaskDB() as db:
+        assert db.conn.execute("SELECT count(*) FROM heartbeats").fetchone()[0] == 1
+
+
 def test_hook_path_imports_nothing_heavy(mc_bare, cli, mc_workdir):
     """What the hooks and the heartbeat child do costs no pathlib/typing/... imports:
     each is milliseconds of a ~12 ms interpreter start, on every prompt."""

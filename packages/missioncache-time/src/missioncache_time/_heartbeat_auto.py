@@ -43,11 +43,13 @@ def arm_hard_wall(seconds: int) -> None:
     inside a C call that retries on EINTR, where a Python handler would never run. Where
     there is no ``SIGALRM`` (Windows) a daemon timer thread exits the process instead.
     """
-    import signal
+    # ``_signal``, the C module every interpreter loads at start: ``signal`` imports
+    # ``enum`` (with functools and collections), 15 M instructions on every prompt.
+    import _signal  # type: ignore[import-not-found]
 
-    if hasattr(signal, "SIGALRM"):
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
-        signal.alarm(seconds)
+    if hasattr(_signal, "SIGALRM"):
+        _signal.signal(_signal.SIGALRM, _signal.SIG_DFL)
+        _signal.alarm(seconds)
         return
     import threading
 
