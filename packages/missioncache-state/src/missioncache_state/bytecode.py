@@ -16,7 +16,8 @@ is ignored. Nothing here may break a hook: every failure means "import as usual"
 
 Built off the hot path: a hook that found no bundle, or a stale one, starts
 ``python -S -m missioncache_state.bytecode <plugin>`` detached (``hookio.output``), at most
-once every ``BUILD_DEBOUNCE`` seconds; the file is written whole and renamed into place.
+once every ``BUILD_DEBOUNCE`` seconds; the file is written whole and renamed into place
+(``atomic.atomic_write_bytes``).
 A plugin folder the user cannot write keeps no bundle, and nothing else changes.
 """
 
@@ -41,6 +42,7 @@ BUILD_DEBOUNCE = 300.0
 _HEAD = 12  # FORMAT, the magic number, the index's length
 # What a module is, which says where its source is.
 MODULE, PACKAGE, HOOK_BODY = 0, 1, 2
+_WIDTH = 12  # digits of an offset in the index: a bundle up to a terabyte
 
 
 def _magic() -> bytes:
@@ -201,29 +203,36 @@ def _sources(plugin: str) -> dict[str, int]:
     found: dict[str, int] = {}
     lib = os.path.join(plugin, "lib")
     for folder, dirs, files in os.walk(lib):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and d.isidentifier())
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and _is_name(d))
         parts = os.path.relpath(folder, lib).split(os.sep)
         prefix = [] if parts == ["."] else parts
         for file in sorted(files):
             stem, ext = os.path.splitext(file)
-            if ext != ".py" or not stem.isidentifier() or not stem.isascii():
+            if ext != ".py" or not _is_name(stem):
                 continue
             is_package = stem == "__init__"
             names = prefix if is_package else [*prefix, stem]
-            if names and all(n.isascii() for n in names):
+            if names:
                 found[".".join(names)] = PACKAGE if is_package else MODULE
     hooks = os.path.join(plugin, "hooks")
     for file in sorted(os.listdir(hooks)) if os.path.isdir(hooks) else []:
         stem, ext = os.path.splitext(file)
-        if ext == ".py" and stem.startswith("_") and stem.isidentifier() and stem.isascii():
+        if ext == ".py" and stem.startswith("_") and _is_name(stem):
             found.setdefault(stem, HOOK_BODY)
     return found
+
+
+def _is_name(part: str) -> bool:
+    """Whether ``part`` can be a module name in the index (ASCII, which the index is)."""
+    return part.isidentifier() and part.isascii()
 
 
 def build(plugin: str) -> str:
     """Compile ``plugin``'s modules into this Python's bundle; returns its path. Each
     source's stamp is taken before it is read: one changed meanwhile fails the check at
     import, and is imported as usual. Raises OSError when the folder cannot be written."""
+    from missioncache_state.atomic import atomic_write_bytes
+
     plugin = os.path.realpath(plugin)
     lib, hooks = os.path.join(plugin, "lib"), os.path.join(plugin, "hooks")
     entries: list[tuple[str, int, int, int, bytes]] = []
@@ -237,27 +246,19 @@ def build(plugin: str) -> str:
         except (OSError, SyntaxError, ValueError):
             continue
         entries.append((name, kind, info.st_mtime_ns, info.st_size, marshal.dumps(code)))
-    # Offsets count from the start of the file, after the index: lay the index out with
-    # room for the widest offsets first, then pad it to that size.
-    width = len(str(sum(len(e[4]) for e in entries) + 64 * (len(entries) + 1) * 2))
-    size = sum(len(f"\n{n} {k} {m} {s} {'0' * width} {len(b)}") for n, k, m, s, b in entries)
+    # Offsets count from the start of the file, which the index precedes: written with a
+    # fixed width, the index's length is known before the offsets are.
+    size = sum(len(f"\n{n} {k} {m} {s} {0:0{_WIDTH}d} {len(b)}") for n, k, m, s, b in entries)
     offset = _HEAD + size
     lines = []
     for name, kind, mtime_ns, source_size, blob in entries:
-        lines.append(f"\n{name} {kind} {mtime_ns} {source_size} {offset:0{width}d} {len(blob)}")
+        lines.append(f"\n{name} {kind} {mtime_ns} {source_size} {offset:0{_WIDTH}d} {len(blob)}")
         offset += len(blob)
     index = "".join(lines).encode("ascii")
     target = bundle_path(plugin)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    temporary = f"{target}.{os.getpid()}.tmp"
-    try:
-        with open(temporary, "wb") as handle:
-            handle.write(FORMAT + _magic() + len(index).to_bytes(4, "little") + index)
-            handle.write(b"".join(entry[4] for entry in entries))
-        os.replace(temporary, target)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    head = FORMAT + _magic() + len(index).to_bytes(4, "little") + index
+    # Not durable: a bundle lost to a power cut is just built again.
+    atomic_write_bytes(target, head + b"".join(entry[4] for entry in entries), durable=False)
     return target
 
 
