@@ -78,18 +78,15 @@ class Sent:
 
     def add(self, batch: dict[str, list]) -> None:
         """Record ``batch`` as stored, and move the marks of its kinds (one transaction)."""
+        from missioncache_db import write_transaction
+
         rows = [(kind, event["id"]) for kind, events in batch.items() for event in events]
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self.conn):
             self.conn.executemany("INSERT OR IGNORE INTO sent(kind, id) VALUES (?, ?)", rows)
             for kind in batch:
                 progress = self.staged.pop(kind, None)
                 if progress is not None:
                     self._advance(kind, progress)
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
 
     def _advance(self, kind: str, progress: Progress) -> None:
         self.conn.execute(
