@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from missioncache_db import TaskDB
+from missioncache_harness.polling import poll_until
 from missioncache_harness.team import record_waits
 from missioncache_harness.worklog import record_work
 from missioncache_team import config, hooks, outbox, paths, status
@@ -112,10 +113,9 @@ def test_a_push_that_hangs_is_stopped_and_said(mc_roots: tuple[Path, Path]) -> N
 
     config.setup("postgresql://127.0.0.1:1/team?connect_timeout=1", "alice")
     code = (
-        "import subprocess\n"
         "from missioncache_team import __main__ as entry, launch\n"
         "def hang(args, timeout=None):\n"
-        "    raise subprocess.TimeoutExpired(args, timeout)\n"
+        "    raise launch.TimedOut()\n"
         "launch.run = hang\n"
         "raise SystemExit(entry.auto())\n"
     )
@@ -124,3 +124,31 @@ def test_a_push_that_hangs_is_stopped_and_said(mc_roots: tuple[Path, Path]) -> N
     shown = status.read()
     assert "was stopped" in str(shown.get("error")) and "team status" in str(shown.get("error"))
     assert "not reached" in hooks.take_notice()
+
+
+def test_a_client_past_its_deadline_is_killed_with_its_children(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The timed push: uvx starts the client as a child of its own, so a hung server's
+    client must go with uvx at the deadline, not linger holding the connection."""
+    import sys
+
+    from missioncache_harness.children import processes_running
+    from missioncache_team import launch
+
+    marker = f"mc-grandchild-{tmp_path.name}"
+    uvx = (  # what uvx does: start the client, wait for it
+        "import subprocess, sys\n"
+        f"subprocess.run([sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
+    )
+
+    def uvx_argv(args: list[str], installed: bool) -> list[str]:
+        return [sys.executable, "-c", "pass" if args == ["--check"] else uvx]
+
+    monkeypatch.setattr(launch, "_in_process", lambda: False)
+    monkeypatch.setattr(launch, "uvx_argv", uvx_argv)
+    started = time.monotonic()
+    with pytest.raises(launch.TimedOut):
+        launch.run(["push", "--auto"], timeout=1.0)
+    assert time.monotonic() - started < 10
+    assert poll_until(lambda: not processes_running(marker.encode()), timeout=10)

@@ -20,8 +20,6 @@ HUNG = (
 
 
 def auto() -> int:
-    import subprocess
-
     from missioncache_state.lock import FileLock, LockTimeout
     from missioncache_team import launch, paths, status
 
@@ -40,7 +38,7 @@ def auto() -> int:
         with FileLock(paths.push_lock_path(), timeout=0):
             try:
                 return launch.run(["push", "--auto"], timeout=PUSH_SECONDS)
-            except subprocess.TimeoutExpired:  # a server that took the connection, then hung
+            except launch.TimedOut:  # a server that took the connection, then hung
                 error_text = HUNG.format(minutes=PUSH_SECONDS // 60)
             except RuntimeError as error:  # no uv: the push cannot start at all
                 error_text = str(error)

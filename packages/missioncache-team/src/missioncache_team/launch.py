@@ -65,33 +65,27 @@ def _env() -> dict[str, str]:
 
 def run(args: list[str], timeout: float | None = None) -> int:
     """``missioncache-teamdb ARGS`` here or through uvx; its output goes to ours.
-    ``timeout``: seconds before the client is killed (``subprocess.TimeoutExpired``)."""
-    import subprocess
+    ``timeout``: seconds for the whole run (the install check included), after which the
+    client and its children are killed and ``TimedOut`` is raised; no uv raises
+    ``RuntimeError``. Without one (a person at a terminal) the client stays in our
+    process group, so Ctrl-C reaches it."""
+    import time
 
     env = _env()
+    deadline = None if timeout is None else time.monotonic() + timeout
     if _in_process():
         here = [sys.executable, "-m", "missioncache_teamdb", *args]
-        return subprocess.run(here, env=env, check=False, timeout=timeout).returncode
-    check = subprocess.run(
-        uvx_argv(["--check"], True),
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
-        timeout=timeout,
-    )
-    argv = uvx_argv(args, check.returncode == 0)
-    try:
-        done = subprocess.run(argv, env=env, check=False, timeout=timeout)
-    except OSError as error:
-        raise RuntimeError(f"could not start {argv[0]}: {error}") from None
-    if done.returncode == 2 and check.returncode != 0:
+        return _bounded(here, env, deadline, capture=False)[0]
+    check, _out, _err = _bounded(uvx_argv(["--check"], True), env, deadline)
+    argv = uvx_argv(args, check == 0)
+    code = _bounded(argv, env, deadline, capture=False)[0]
+    if code == 2 and check != 0:
         print(
             "the team's client could not be installed by uvx (it needs psycopg from PyPI"
             " once); check the network, then try again",
             file=sys.stderr,
         )
-    return done.returncode
+    return code
 
 
 class TimedOut(Exception):
@@ -116,32 +110,40 @@ def output(args: list[str], timeout: float) -> tuple[int, str, str]:
     return _bounded(argv, env, deadline)
 
 
-def _bounded(argv: list[str], env: dict[str, str], deadline: float) -> tuple[int, str, str]:
+def _bounded(
+    argv: list[str], env: dict[str, str], deadline: float | None, capture: bool = True
+) -> tuple[int, str, str]:
+    """Run ``argv`` until it ends or ``deadline`` (``time.monotonic``) passes: (exit code,
+    stdout, stderr), both empty unless ``capture`` (else the output is ours). With a
+    deadline the child leads a session of its own, so that uvx's own child is killed
+    with it."""
     import subprocess
     import time
 
     posix = os.name == "posix"
+    pipe = subprocess.PIPE if capture else None
     try:
         child = subprocess.Popen(
             argv,
             env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL if capture else None,
+            stdout=pipe,
+            stderr=pipe,
             text=True,
             encoding="utf-8",
             errors="replace",
-            start_new_session=posix,
+            start_new_session=posix and deadline is not None,
         )
     except OSError as error:
         raise RuntimeError(f"could not start {argv[0]}: {error}") from None
+    left = None if deadline is None else max(0.1, deadline - time.monotonic())
     try:
-        out, err = child.communicate(timeout=max(0.1, deadline - time.monotonic()))
+        out, err = child.communicate(timeout=left)
     except subprocess.TimeoutExpired:
         _kill(child, posix)
         child.communicate()
         raise TimedOut() from None
-    return child.returncode, out, err
+    return child.returncode, out or "", err or ""
 
 
 def _kill(child: Any, posix: bool) -> None:
