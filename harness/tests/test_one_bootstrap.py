@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from missioncache_harness.locate import repo_root
+from missioncache_harness.workspace import python3
 
 ROOT = repo_root()
 assert ROOT is not None
@@ -53,9 +57,9 @@ def test_every_entry_script_carries_the_prologue_once_before_any_import_of_ours(
         text = (ROOT / name).read_text(encoding="utf-8")
         assert text.count(CANON.ENTRY_PROLOGUE) == 1, f"{name} lacks the canonical prologue"
         head, _, tail = text.partition(CANON.ENTRY_PROLOGUE)
-        assert "\nimport os\nimport sys\n" in head, name
+        assert "\nimport sys\n" in head, name
         assert "missioncache" not in re.sub(r'(?s)""".*?"""', "", head), name
-        assert text.count('"lib"') == 1, f"{name} names lib outside the prologue"
+        assert text.count('lib"') == 1, f"{name} names lib outside the prologue"
         assert "missioncache_" in tail, name
 
 
@@ -103,3 +107,33 @@ def test_no_other_shipped_module_puts_lib_on_the_path():
             continue
         assert name in NOT_LIB, f"{name} changes sys.path: use the one bootstrap"
         assert '"lib"' not in text, f"{name} changes sys.path and names lib"
+
+
+@pytest.mark.parametrize("how", ["direct", "linked", "relative", "isolated", "run_path"])
+def test_the_prologue_finds_lib_however_the_script_is_started(tmp_path, how):
+    """Python puts the script's folder, links resolved, first on ``sys.path``; the prologue
+    takes it from there without importing ``os`` when that entry is the folder as written,
+    and asks ``os`` otherwise (a link, a relative start, ``-I``, ``runpy``)."""
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / "lib").mkdir()
+    script = plugin / "hooks" / "probe.py"
+    script.write_text(
+        "import sys\n" + CANON.ENTRY_PROLOGUE + "print(_LIB, 'os' in sys.modules)\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "link").symlink_to(plugin, target_is_directory=True)
+    argv, cwd = [python3(), "-S", str(script)], tmp_path
+    if how == "linked":
+        argv[-1] = str(tmp_path / "link" / "hooks" / "probe.py")
+    elif how == "relative":
+        argv[-1], cwd = "hooks/probe.py", plugin
+    elif how == "isolated":
+        argv.insert(1, "-I")
+    elif how == "run_path":
+        argv[2:] = ["-c", f"import runpy; runpy.run_path({str(script)!r}, run_name='x')"]
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lib, os_loaded = done.stdout.split()
+    assert lib == str((plugin / "lib").resolve())
+    assert os_loaded == str(how not in ("direct", "relative"))  # __file__ is made absolute

@@ -24,9 +24,10 @@ prompts (missioncache_hookio.prompts). See docs/hooks.md.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
+
+from missioncache_state import lean_os as os
 
 # The bundled libraries (plugin/lib, beside hooks/), for the child's PYTHONPATH.
 _BUNDLED_LIBRARIES = os.path.join(

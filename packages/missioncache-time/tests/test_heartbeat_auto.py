@@ -131,7 +131,8 @@ def test_heartbeat_auto_entry_skips_the_argparse_command_line(mc_bare, cli, mc_w
 def test_started_as_the_hook_starts_it_the_child_loads_no_runpy(mc_bare, mc_workdir):
     """The activity tracker starts ``missioncache_time/__main__.py`` as a script: ``-m``
     would load runpy and importlib.util, more than the interpreter's own start, on every
-    prompt. The script records the heartbeat, and its own folder shadows nothing."""
+    prompt. Nor ``os`` (``missioncache_state.lean_os``). The script records the heartbeat,
+    and its own folder shadows nothing."""
     import missioncache_time
 
     make_task(mc_workdir)
@@ -141,7 +142,7 @@ def test_started_as_the_hook_starts_it_the_child_loads_no_runpy(mc_bare, mc_work
     assert done.returncode == 0, done.stderr
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert "missioncache_time._heartbeat_auto" in loaded
-    assert not loaded & {"runpy", "importlib.util", "functools", "_heartbeat_auto"}
+    assert not loaded & {"runpy", "importlib.util", "functools", "_heartbeat_auto", "os"}
     with TaskDB() as db:
         assert db.conn.execute("SELECT count(*) FROM heartbeats").fetchone()[0] == 1
 

@@ -12,9 +12,9 @@ outlive it. The cost where no dashboard was ever installed: one failed ``open``.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from missioncache_state import lean_os as os
 from missioncache_state.locations import dashboard_dir
 
 # install.json keeps these while its hooks are in settings.json (missioncache_dashboard.install).

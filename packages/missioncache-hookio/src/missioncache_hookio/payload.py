@@ -6,9 +6,9 @@ a hook given bad input stays silent rather than guessing.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from missioncache_state import lean_os as os
 from missioncache_state.tuples import namedtuple
 
 TYPE_CHECKING = False

@@ -17,8 +17,9 @@ Ctrl-C does not reach it), in ``cwd``, with exactly ``env``.
 
 from __future__ import annotations
 
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,10 +8,10 @@ written through.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from missioncache_state import json_codec
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
