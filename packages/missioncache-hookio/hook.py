@@ -21,6 +21,9 @@ if _LIB not in sys.path:
 
 if __name__ == "__main__":
     try:
+        from missioncache_state.bytecode import install
+
+        install(_LIB[:-4])  # the plugin: what follows comes from its bundle, when it has one
         from missioncache_hookio.output import run_body
     except ImportError:
         sys.exit(0)

@@ -18,8 +18,9 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # and says for each where it came from and what it holds.
 PROBE = """
 import json, os, sys
-if os.environ.get("PROBE_NO_PREAD"):  # as on Windows
-    del os.pread
+if os.environ.get("PROBE_NO_PREAD"):  # as on Windows, where the os module is nt
+    import posix
+    del posix.pread
 from missioncache_state import bytecode
 installed = bytecode.install(sys.argv[1])
 sys.path.append(sys.argv[1] + "/hooks")

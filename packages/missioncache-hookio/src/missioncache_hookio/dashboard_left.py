@@ -96,7 +96,7 @@ def tidy_in_background() -> str:
         from missioncache_state.locations import data_root
 
         lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ)
+        env = os.environ.copy()
         env["PYTHONPATH"] = os.pathsep.join(p for p in (lib, env.get("PYTHONPATH")) if p)
         argv = [sys.executable, "-S", "-m", "missioncache_cli", "dashboard", "tidy"]
         spawn_detached(argv, data_root(), env)

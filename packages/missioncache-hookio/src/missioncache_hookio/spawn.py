@@ -55,7 +55,7 @@ def start_debounced(module_args: Sequence[str], stamp: str, debounce: float) -> 
     os.utime(stamp, None)
     from missioncache_state.locations import data_root
 
-    env = dict(os.environ)
+    env = os.environ.copy()
     lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     existing = env.get("PYTHONPATH")
     env["PYTHONPATH"] = os.pathsep.join([lib] + ([existing] if existing else []))

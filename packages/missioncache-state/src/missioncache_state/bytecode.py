@@ -24,7 +24,11 @@ A plugin folder the user cannot write keeps no bundle, and nothing else changes.
 import marshal
 import sys
 
-from missioncache_state import lean_os as os
+# The interpreter's own os module, which importlib loaded at start (``posix``, or ``nt`` on
+# Windows): the finder is put in place before any other module of ours is imported, so
+# that they all come from the bundle, ``lean_os`` included. Building imports ``lean_os``.
+_os = sys.modules["posix"] if "posix" in sys.modules else sys.modules["nt"]
+_SEP = "/" if _os.__name__ == "posix" else "\\"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,15 +59,15 @@ def bundle_path(plugin: str) -> str:
     level = sys.flags.optimize
     suffix = f".opt-{level}" if level else ""
     name = f"missioncache.{sys.implementation.cache_tag}{suffix}.bundle"
-    return os.path.join(plugin, "lib", "__pycache__", name)
+    return _SEP.join((plugin, "lib", "__pycache__", name))
 
 
 def source_path(lib: str, hooks: str, name: str, kind: int) -> str:
     """The source file of module ``name`` of the given kind."""
     if kind == HOOK_BODY:
-        return os.path.join(hooks, name + ".py")
-    path = os.path.join(lib, *name.split("."))
-    return os.path.join(path, "__init__.py") if kind == PACKAGE else path + ".py"
+        return hooks + _SEP + name + ".py"
+    path = _SEP.join((lib, *name.split(".")))
+    return path + _SEP + "__init__.py" if kind == PACKAGE else path + ".py"
 
 
 def _lookup(index: str, name: str) -> "Entry | None":
@@ -86,8 +90,8 @@ class BundleFinder:
     are unchanged; ``stale`` counts those it had to leave to the usual import."""
 
     def __init__(self, plugin: str, index: str, read: "Callable[[int, int], bytes]") -> None:
-        self.lib = os.path.join(plugin, "lib")
-        self.hooks = os.path.join(plugin, "hooks")
+        self.lib = plugin + _SEP + "lib"
+        self.hooks = plugin + _SEP + "hooks"
         self.index = index
         self.read = read
         self.stale = 0
@@ -104,7 +108,7 @@ class BundleFinder:
         kind, mtime_ns, size = entry[:3]
         origin = source_path(self.lib, self.hooks, name, kind)
         try:
-            info = os.stat(origin)
+            info = _os.stat(origin)
         except OSError:
             info = None
         if info is None or info.st_mtime_ns != mtime_ns or info.st_size != size:
@@ -114,7 +118,7 @@ class BundleFinder:
         spec: ModuleSpec = type(sys.__spec__)(name, self, origin=origin, is_package=kind == PACKAGE)  # type: ignore[arg-type]
         spec.has_location = True
         if kind == PACKAGE:
-            spec.submodule_search_locations = [os.path.dirname(origin)]
+            spec.submodule_search_locations = [origin[: origin.rfind(_SEP)]]
         spec.loader_state = entry
         return spec
 
@@ -148,7 +152,7 @@ def install(plugin: str) -> bool:
     if active() is not None:
         return True
     try:
-        fd = os.open(bundle_path(plugin), os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        fd = _os.open(bundle_path(plugin), _os.O_RDONLY | getattr(_os, "O_BINARY", 0))
     except (OSError, ValueError):
         return False
     try:
@@ -156,7 +160,7 @@ def install(plugin: str) -> bool:
     except (OSError, ValueError):
         index = read = None
     if index is None or read is None:
-        os.close(fd)
+        _os.close(fd)
         return False
     sys.meta_path.insert(0, BundleFinder(plugin, index, read))
     return True
@@ -169,13 +173,13 @@ def _open_index(fd: int) -> "tuple[str | None, Callable[[int, int], bytes] | Non
     (invisible to an instruction count, not to the clock). The descriptor stays open for
     ``os.pread`` (not inherited by children: Python's descriptors are close-on-exec);
     where there is no ``pread`` (Windows) the file is read whole and closed."""
-    total = os.fstat(fd).st_size
-    head = os.read(fd, 16384)
+    total = _os.fstat(fd).st_size
+    head = _os.read(fd, 16384)
     if head[:4] != FORMAT or head[4:8] != _magic():
         return None, None
     size = int.from_bytes(head[8:_HEAD], "little")
     while len(head) < _HEAD + size:
-        more = os.read(fd, _HEAD + size - len(head))
+        more = _os.read(fd, _HEAD + size - len(head))
         if not more:
             return None, None
         head += more
@@ -183,11 +187,11 @@ def _open_index(fd: int) -> "tuple[str | None, Callable[[int, int], bytes] | Non
     last = index[index.rfind("\n") + 1 :].split()
     if len(last) != 6 or int(last[4]) + int(last[5]) != total:
         return None, None  # cut short, or not ours: written whole, it ends with its last module
-    if hasattr(os, "pread"):
-        return index, lambda offset, length: os.pread(fd, length, offset)
-    os.lseek(fd, 0, 0)
-    data = b"".join(iter(lambda: os.read(fd, 1 << 20), b""))
-    os.close(fd)
+    if hasattr(_os, "pread"):
+        return index, lambda offset, length: _os.pread(fd, length, offset)
+    _os.lseek(fd, 0, 0)
+    data = b"".join(iter(lambda: _os.read(fd, 1 << 20), b""))
+    _os.close(fd)
     return index, lambda offset, length: data[offset : offset + length]
 
 
@@ -199,6 +203,8 @@ def needs_build() -> bool:
 
 def _sources(plugin: str) -> "dict[str, int]":
     """Module name -> kind, for ``lib/`` and the hook bodies."""
+    from missioncache_state import lean_os as os
+
     found: dict[str, int] = {}
     lib = os.path.join(plugin, "lib")
     for folder, dirs, files in os.walk(lib):
@@ -230,6 +236,7 @@ def build(plugin: str) -> str:
     """Compile ``plugin``'s modules into this Python's bundle; returns its path. Each
     source's stamp is taken before it is read: one changed meanwhile fails the check at
     import, and is imported as usual. Raises OSError when the folder cannot be written."""
+    from missioncache_state import lean_os as os
     from missioncache_state.atomic import atomic_write_bytes
 
     plugin = os.path.realpath(plugin)

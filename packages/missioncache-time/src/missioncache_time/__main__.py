@@ -26,10 +26,9 @@ if not __package__ and sys.path:
     if _FIRST.endswith("/missioncache_time"):
         del sys.path[0]
 
-from missioncache_state import lean_os as os
 from missioncache_state.bytecode import install
 
-install(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+install(__file__.replace("\\", "/").rsplit("/", 3)[0])  # <plugin>/lib/missioncache_time/
 from missioncache_time._heartbeat_auto import heartbeat_auto  # noqa: E402
 
 raise SystemExit(heartbeat_auto())
