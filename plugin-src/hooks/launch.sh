@@ -2,9 +2,9 @@
 # with MISSIONCACHE_HOOK set to hooks/<script>.py, and it runs that script under the user's
 # Python, 3.9 or newer.
 #
-# Why sourced, and builtins only: on Linux and macOS the hook then costs one shell and
-# python3, which replaces it (reading this file takes microseconds), and it works with
-# nothing on PATH but a Python.
+# Why sourced, and builtins only: on Linux and macOS the hook then costs what the plain
+# `python3 -S <script>` command did (one shell, one fork of python3; reading this
+# file takes microseconds), and it works with nothing on PATH but a Python.
 #
 # Linux and macOS: python3. Windows (Claude Code runs hooks in Git Bash, which keeps the
 # Windows OS=Windows_NT): `python3` is often the Microsoft Store's stub, which exits with
@@ -46,13 +46,6 @@ case $mc_script in
 esac
 
 if [ "${OS:-}" != Windows_NT ] && command -v python3 >/dev/null 2>&1; then
-  if [ -f "$mc_script" ] && [ -r "$mc_script" ]; then
-    # Python takes over this process: one shell fewer to wake and reap when the hook ends,
-    # which a busy machine noticed (the heartbeat child is starting on the other core).
-    # Its exit status is the hook's: 0, always (run_hook), and the check above leaves
-    # Python's exit 2 for a missing or unreadable script no room.
-    exec python3 -S "$mc_script" "$@"
-  fi
   python3 -S "$mc_script" "$@"
 else
   mc_python=
