@@ -29,6 +29,10 @@ from missioncache_state.json_codec import Codec, default_codec, dumps, loads
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 FALLBACK = Codec(None)
+# ``loads_small`` where ``_json`` is not loaded yet: texts up to SMALL_TEXT read by the
+# scanner written in Python.
+SMALL = SimpleNamespace(loads=json_codec.scan_small, dumps=dumps)
+CODECS, CODEC_IDS = [default_codec(), FALLBACK, SMALL], ["accelerated", "fallback", "small"]
 
 # Characters that have tripped parsers: non-ASCII digits, case-folding oddities, controls,
 # Unicode line breaks and spaces, NUL, emoji, lone surrogates.
@@ -145,7 +149,7 @@ def texts(draw) -> str:
 # ------------------------------------------------------------------ loads
 
 
-@pytest.mark.parametrize("codec", [default_codec(), FALLBACK], ids=["accelerated", "fallback"])
+@pytest.mark.parametrize("codec", CODECS, ids=CODEC_IDS)
 @given(text=texts())
 def test_loads_agrees_with_json_on_generated_text(codec, text):
     assert outcome(codec.loads, text) == outcome(json.loads, text)
@@ -235,7 +239,7 @@ EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("codec", [default_codec(), FALLBACK], ids=["accelerated", "fallback"])
+@pytest.mark.parametrize("codec", CODECS, ids=CODEC_IDS)
 @pytest.mark.parametrize("text", EXAMPLES, ids=range(len(EXAMPLES)))
 def test_loads_agrees_with_json_on_examples(codec, text):
     assert outcome(codec.loads, text) == outcome(json.loads, text)
@@ -260,7 +264,7 @@ def test_loads_of_anything_but_str_is_json_loads(value):
 # ------------------------------------------------------------------ dumps
 
 
-@pytest.mark.parametrize("codec", [default_codec(), FALLBACK], ids=["accelerated", "fallback"])
+@pytest.mark.parametrize("codec", CODECS, ids=CODEC_IDS)
 @given(value=VALUES | MIXED_KEY_DICTS, args=DUMPS_ARGS)
 def test_dumps_is_json_dumps_byte_for_byte(codec, value, args):
     assert outcome(codec.dumps, value, **args) == outcome(json.dumps, value, **args)
@@ -458,3 +462,28 @@ def test_the_accelerator_is_imported_once():
     dumps([1])
     assert default_codec() is codec
     assert json_codec._default is codec
+
+
+SMALL_ONLY = r"""
+import sys
+from missioncache_state.json_codec import SMALL_TEXT, loads_small
+value = loads_small(' {"prompt": "add \\u00e9 \\ud83d\\ude00", "n": [1, -2.5e3, null, true]}\n')
+assert value == {"prompt": "add \u00e9 \U0001f600", "n": [1, -2500.0, None, True]}, value
+print("_json" in sys.modules)
+loads_small("[" + "1, " * SMALL_TEXT + "1]")  # too big for the Python scanner
+print("_json" in sys.modules)
+"""
+
+
+def test_loads_small_reads_a_small_document_without_loading_json_accelerator():
+    """A hook that reads only its payload and a state file never loads ``_json`` (an
+    extension module: 0.3 ms); a bigger text goes to it."""
+    done = subprocess.run(
+        [python3(), "-S", "-c", SMALL_ONLY],
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

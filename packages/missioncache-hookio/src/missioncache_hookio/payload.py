@@ -45,7 +45,7 @@ else:
 
 def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
     """The stdin payload as a dict, or None when it is not a JSON object."""
-    from missioncache_state.json_codec import loads
+    from missioncache_state.json_codec import loads_small as loads
 
     source = stream if stream is not None else sys.stdin.buffer
     try:

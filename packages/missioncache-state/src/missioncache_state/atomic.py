@@ -174,7 +174,7 @@ def read_json_object(path: StrPath) -> dict[str, Any] | None:
     if len(raw) > 1_048_576:
         return None
     try:
-        value = json_codec.loads(raw.decode("utf-8"))
+        value = json_codec.loads_small(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
     return value if isinstance(value, dict) else None
