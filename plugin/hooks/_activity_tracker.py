@@ -24,14 +24,14 @@ prompts (missioncache_hookio.prompts). See docs/hooks.md.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
+from missioncache_state import lean_os as os
+
 # The bundled libraries (plugin/lib, beside hooks/), for the child's PYTHONPATH.
-_BUNDLED_LIBRARIES = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "lib"
-)
+# (Links already resolved: the bundle and run_body name this file from the resolved script.)
+_BUNDLED_LIBRARIES = os.path.join(os.path.dirname(os.path.dirname(__file__)), "lib")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def child_env(
 ) -> dict[str, str]:
     """Our environment plus where the child finds the library, which session it is, and
     which turn the prompt starts (prompt id, human or synthetic; docs/time.md)."""
-    env = dict(os.environ)
+    env = os.environ.copy()  # a dict, os's or lean_os's
     env.pop("MISSIONCACHE_PROMPT_ID", None)  # never let an inherited value stand in
     if prompt_id:
         env["MISSIONCACHE_PROMPT_ID"] = prompt_id

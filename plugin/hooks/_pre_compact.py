@@ -110,8 +110,7 @@ def start_sync() -> None:
     """The snapshot just saved goes to the person's other machines: a detached, debounced
     sync when sync is set up (docs/sync.md); never waited for. Where it is not, one stat
     and no import of sync."""
-    import os
-
+    from missioncache_state import lean_os as os
     from missioncache_state.locations import sync_dir
 
     if os.path.isdir(sync_dir()):

@@ -15,7 +15,7 @@ parts fitted into one budget); this file holds the wiring of the event.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,8 +14,9 @@ tokens the turn used, read from where the last Stop stopped reading (docs/cost.m
 
 from __future__ import annotations
 
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 BUSY_TIMEOUT = 1.0  # seconds; a read, and the budget is 10
 

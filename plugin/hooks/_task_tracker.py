@@ -12,7 +12,7 @@ tasks.db, independent of activity_tracker.py (the two run in parallel). See docs
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

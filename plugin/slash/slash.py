@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 import sys
 
-_SCRIPT = os.path.realpath(__file__)
-_LIB = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
-if os.path.isdir(_LIB) and _LIB not in sys.path:
+_HERE = __file__.rpartition("/")[0]
+if sys.platform == "win32" or sys.path[:1] != [_HERE]:  # not the folder Python put first
+    import os
+
+    _HERE = os.path.dirname(os.path.realpath(__file__))
+_LIB = _HERE[: max(_HERE.rfind("/"), _HERE.rfind("\\"))] + "/lib"
+if _LIB not in sys.path:
     sys.path.insert(0, _LIB)
 # The pm server's standard-library modules, right after ``lib``.
 _PM = os.path.join(os.path.dirname(_LIB), "missioncache-pm", "src")

@@ -9,18 +9,19 @@ install`` (or ``/missioncache:statusline``), which points settings.json at a sma
 launcher that finds the newest installed copy of this file. See docs/statusline.md.
 """
 
-from __future__ import annotations
-
-import os
 import sys
 
-_SCRIPT = os.path.realpath(__file__)
-_LIB = os.path.join(os.path.dirname(os.path.dirname(_SCRIPT)), "lib")
-if os.path.isdir(_LIB) and _LIB not in sys.path:
+_HERE = __file__.rpartition("/")[0]
+if sys.platform == "win32" or sys.path[:1] != [_HERE]:  # not the folder Python put first
+    import os
+
+    _HERE = os.path.dirname(os.path.realpath(__file__))
+_LIB = _HERE[: max(_HERE.rfind("/"), _HERE.rfind("\\"))] + "/lib"
+if _LIB not in sys.path:
     sys.path.insert(0, _LIB)
 
 
-def _run() -> int:
+def _run() -> "int":
     try:
         from missioncache_statusline.line import main
     except Exception:
@@ -37,4 +38,8 @@ if __name__ == "__main__":
         sys.stdout.flush()
     except Exception:
         pass
+    try:
+        from missioncache_state import lean_os as os
+    except Exception:  # no library: the interpreter's own exit
+        sys.exit(code)
     os._exit(code)

@@ -14,7 +14,7 @@ file lookup there. ``__all__`` is its API; the rest are its parts, public for th
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ in ``update`` is most of this package's code to load. A file that is not UTF-8 i
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

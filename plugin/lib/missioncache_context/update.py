@@ -9,11 +9,11 @@ it back would destroy the user's bytes.
 
 from __future__ import annotations
 
-import os
 import stat
 import sys
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.tuples import namedtuple
 
 from . import reading  # read as the readers do; MAX_EDIT_BYTES looked up at each use

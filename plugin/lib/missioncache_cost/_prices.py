@@ -26,7 +26,7 @@ writes 2x, reads 0.1x unless listed), Claude Code's fast-mode page, checked 2026
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

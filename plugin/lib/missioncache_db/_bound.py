@@ -12,9 +12,8 @@ or whose folder is gone, answers nothing, and the caller resolves through tasks.
 
 from __future__ import annotations
 
-import os
-
 from missioncache_db._model import Task, is_contained, is_valid_name
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

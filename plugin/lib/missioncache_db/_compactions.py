@@ -20,10 +20,10 @@ status line), so nothing heavy is imported at module level.
 
 from __future__ import annotations
 
-import os
 import time
 
 from missioncache_db._model import is_contained
+from missioncache_state import lean_os as os
 from missioncache_state.atomic import atomic_write_bytes
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.json_codec import dumps, loads

@@ -6,13 +6,12 @@ A thin facade: each rule lives in its own module (``tasks``, ``resolve``, ``hear
 
 from __future__ import annotations
 
-import os
-
 from missioncache_db import _resolve as resolve
 from missioncache_db import _tasks as tasks
 from missioncache_db._model import Task
 from missioncache_db._schema import connect
 from missioncache_spool import spool_folder_for
+from missioncache_state import lean_os as os
 from missioncache_state.bindings import unbind_task
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import tasks_db_path

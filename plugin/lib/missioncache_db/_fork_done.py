@@ -13,7 +13,7 @@ run under one lock per fork, and the second finds the fork closed and says so.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,7 +16,6 @@ context file is the *shared layer* every fork reads. The rules decided here:
 
 from __future__ import annotations
 
-import os
 import time
 
 from missioncache_db._model import OPEN_STATUSES, Task, local_minute, local_text, validate_name
@@ -29,6 +28,7 @@ from missioncache_db._tasks import (
     query_tasks,
     resolve_repo,
 )
+from missioncache_state import lean_os as os
 from missioncache_state.sqlite import sqlite3
 
 FORK_LINE = "**Fork of:**"

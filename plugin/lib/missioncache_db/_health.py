@@ -9,9 +9,8 @@ the command that diagnoses it (``doctor``), and heartbeats wait in the spool mea
 
 from __future__ import annotations
 
-import os
-
 from missioncache_db._schema import is_busy
+from missioncache_state import lean_os as os
 from missioncache_state.locations import tasks_db_path
 from missioncache_state.sqlite import sqlite3
 

@@ -10,9 +10,9 @@ the epoch seconds stored beside the text, which are exact.
 
 from __future__ import annotations
 
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.locations import data_root
 from missioncache_state.tuples import namedtuple
 

@@ -8,7 +8,7 @@ would cost a process, and this is reached from SessionStart's task resolution.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 _CONFIG_LIMIT = 1 << 20
 

@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from missioncache_db._model import OPEN_STATUSES, Task
 from missioncache_db._tasks import get_task, query_tasks
+from missioncache_state import lean_os as os
 from missioncache_state.bindings import read_session_binding
 from missioncache_state.locations import data_root
 from missioncache_state.sqlite import sqlite3

@@ -14,8 +14,7 @@ other tools without an epoch get one from their text timestamp through a trigger
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False

@@ -6,7 +6,6 @@ in one place.
 
 from __future__ import annotations
 
-import os
 import time
 
 from missioncache_db._model import (
@@ -19,6 +18,7 @@ from missioncache_db._model import (
     validate_status,
 )
 from missioncache_db._schema import write_transaction
+from missioncache_state import lean_os as os
 from missioncache_state.sqlite import sqlite3
 
 TYPE_CHECKING = False

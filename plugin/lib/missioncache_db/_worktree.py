@@ -9,7 +9,7 @@ also has a ``.git`` file but no ``commondir``: it is its own repository, not a w
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 _READ_LIMIT = 4096  # a .git file or commondir is one short line
 

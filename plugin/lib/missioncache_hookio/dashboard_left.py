@@ -12,9 +12,9 @@ outlive it. The cost where no dashboard was ever installed: one failed ``open``.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from missioncache_state import lean_os as os
 from missioncache_state.locations import dashboard_dir
 
 # install.json keeps these while its hooks are in settings.json (missioncache_dashboard.install).
@@ -96,7 +96,7 @@ def tidy_in_background() -> str:
         from missioncache_state.locations import data_root
 
         lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ)
+        env = os.environ.copy()
         env["PYTHONPATH"] = os.pathsep.join(p for p in (lib, env.get("PYTHONPATH")) if p)
         argv = [sys.executable, "-S", "-m", "missioncache_cli", "dashboard", "tidy"]
         spawn_detached(argv, data_root(), env)

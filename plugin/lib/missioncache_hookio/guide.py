@@ -34,7 +34,7 @@ def task_instructions() -> str:
 def launcher_command(plugin_root: str) -> str:
     """The plugin's ``missioncache`` command (``bin/missioncache``) by its full path, quoted
     when it holds a blank: what the user pastes into a terminal, with no PYTHONPATH."""
-    import os
+    from missioncache_state import lean_os as os
 
     path = os.path.join(plugin_root, "bin", "missioncache")
     return f'"{path}"' if " " in path else path
@@ -42,7 +42,7 @@ def launcher_command(plugin_root: str) -> str:
 
 def slash_helper(plugin_root: str) -> str:
     """The commands' standard-library helper, which can also save without the server."""
-    import os
+    from missioncache_state import lean_os as os
 
     return os.path.join(plugin_root, "slash", "slash.py")
 
@@ -52,7 +52,7 @@ def helper_command(script: str) -> str:
     (``hooks/launch.sh`` finds a Python where ``python3`` is missing or is the Store's stub,
     on Windows), as the command files run it. Forward slashes: Git Bash, where Claude's
     commands run on Windows, may eat backslashes."""
-    import os
+    from missioncache_state import lean_os as os
 
     plugin = os.path.dirname(os.path.dirname(script))  # <plugin>/slash/slash.py
     launcher = os.path.join(plugin, "hooks", "launch.sh")

@@ -5,10 +5,9 @@ SessionStart and UserPromptSubmit reaches the model; a JSON ``systemMessage`` is
 exit-0 channel a human sees; stderr on exit 0 reaches nobody but the transcript.
 """
 
-from __future__ import annotations
-
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,15 +25,15 @@ def emit(text: str) -> None:
         pass
 
 
-def emit_json(obj: dict[str, Any]) -> None:
+def emit_json(obj: "dict[str, Any]") -> None:
     from missioncache_state.json_codec import dumps
 
     emit(dumps(obj, ensure_ascii=False))
 
 
 def hook_json(
-    event: str, *, additional_context: str | None = None, system_message: str | None = None
-) -> dict[str, Any]:
+    event: str, *, additional_context: "str | None" = None, system_message: "str | None" = None
+) -> "dict[str, Any]":
     """The JSON object for model context plus a line the human sees, in one output."""
     out: dict[str, Any] = {}
     if system_message:
@@ -56,7 +55,7 @@ def breadcrumb(message: str) -> None:
         pass
 
 
-def run_hook(main: Callable[[], None]) -> None:
+def run_hook(main: "Callable[[], None]") -> None:
     """Run a hook's main and exit 0 whatever happens.
 
     Exit 2 would block the user's prompt or compaction, and a traceback helps nobody at

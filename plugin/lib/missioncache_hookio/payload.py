@@ -6,9 +6,9 @@ a hook given bad input stays silent rather than guessing.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from missioncache_state import lean_os as os
 from missioncache_state.tuples import namedtuple
 
 TYPE_CHECKING = False
@@ -45,7 +45,7 @@ else:
 
 def read_payload(stream: BinaryIO | None = None) -> dict[str, Any] | None:
     """The stdin payload as a dict, or None when it is not a JSON object."""
-    from missioncache_state.json_codec import loads
+    from missioncache_state.json_codec import loads_small as loads
 
     source = stream if stream is not None else sys.stdin.buffer
     try:

@@ -17,8 +17,9 @@ Ctrl-C does not reach it), in ``cwd``, with exactly ``env``.
 
 from __future__ import annotations
 
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def start_debounced(module_args: Sequence[str], stamp: str, debounce: float) -> 
     os.utime(stamp, None)
     from missioncache_state.locations import data_root
 
-    env = dict(os.environ)
+    env = os.environ.copy()
     lib = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     existing = env.get("PYTHONPATH")
     env["PYTHONPATH"] = os.pathsep.join([lib] + ([existing] if existing else []))

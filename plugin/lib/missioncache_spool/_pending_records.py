@@ -35,9 +35,8 @@ heartbeat with the same session and prompt id, in whichever order the two arrive
 
 from __future__ import annotations
 
-import os
-
 from missioncache_spool._writes import CLAIMED_SUFFIX, SPOOL_SUFFIX, append
+from missioncache_state import lean_os as os
 from missioncache_state.json_codec import loads
 
 TYPE_CHECKING = False

@@ -17,10 +17,10 @@ none, so its tokens reach no task.
 
 from __future__ import annotations
 
-import os
 import time
 
 from missioncache_spool._writes import USAGE
+from missioncache_state import lean_os as os
 from missioncache_state.ids import session_id_or_none
 
 TYPE_CHECKING = False

@@ -9,9 +9,9 @@ reads and quarantines what was written.
 
 from __future__ import annotations
 
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.json_codec import dumps
 
 # The ``type`` of the records besides heartbeats (which have none) that the spool carries

@@ -8,10 +8,10 @@ written through.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from missioncache_state import json_codec
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def read_json_object(path: StrPath) -> dict[str, Any] | None:
     if len(raw) > 1_048_576:
         return None
     try:
-        value = json_codec.loads(raw.decode("utf-8"))
+        value = json_codec.loads_small(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return None
     return value if isinstance(value, dict) else None

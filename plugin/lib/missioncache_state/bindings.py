@@ -7,9 +7,9 @@ is kept for the statusline and for legacy bindings written before ``taskId`` exi
 
 from __future__ import annotations
 
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.atomic import read_json_object, remove_file, write_json_atomic
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import projects_dir

@@ -9,7 +9,7 @@ Standard library only, ``os`` alone: the hooks print these messages too.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 COMMAND = "missioncache"
 

@@ -10,7 +10,7 @@ the hooks and the ``pm`` server read it too.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 HEADER = "X-MissionCache-Token"
 ENV_VAR = "MISSIONCACHE_DASHBOARD_TOKEN"

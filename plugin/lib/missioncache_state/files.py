@@ -11,8 +11,9 @@ must still be a regular file.
 
 from __future__ import annotations
 
-import os
 import stat
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,8 +14,9 @@ copies stay under the data root. A planted symlink at the folder is never writte
 
 from __future__ import annotations
 
-import os
 import time
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

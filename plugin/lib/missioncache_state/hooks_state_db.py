@@ -7,9 +7,9 @@ hook runs first on a new machine sets it up.
 from __future__ import annotations
 
 import errno
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.locations import hooks_state_db_path
 from missioncache_state.sqlite import sqlite3
 

@@ -90,7 +90,7 @@ def session_id_from_env(env: Any = None) -> SessionId | None:
     may set it). Else Claude Code's ``CLAUDE_CODE_SESSION_ID``, which it gives hooks, MCP
     servers and ``!`` command lines. An invalid value counts as absent (data model section 6).
     """
-    import os
+    from missioncache_state import lean_os as os
 
     env = os.environ if env is None else env
     for name in SESSION_VARIABLES:

@@ -256,6 +256,35 @@ def loads(text: str) -> Any:
     return default_codec().loads(text)
 
 
+SMALL_TEXT = 2048  # characters: up to this, ``loads_small`` scans in Python
+
+
+def loads_small(text: str) -> Any:
+    """``json.loads(text)`` for the one small document a run reads (a hook's payload, a
+    state file): up to ``SMALL_TEXT`` characters, and while ``_json`` is not loaded, it is
+    scanned in Python (``missioncache_state._json_scan``), so a hook that reads nothing
+    bigger never loads ``_json`` (0.3 ms). Readers of many lines (the spool, event logs)
+    use ``loads``."""
+    import sys
+
+    if "_json" in sys.modules:
+        return default_codec().loads(text)
+    return scan_small(text)
+
+
+def scan_small(text: str) -> Any:
+    """``loads_small`` without the look at ``sys.modules``: the Python scanner for a small
+    text, ``_json`` for a bigger or deeper one."""
+    if isinstance(text, str) and len(text) <= SMALL_TEXT:
+        from missioncache_state import _json_scan
+
+        try:
+            return _decode(_json_scan.scan, text)
+        except _json_scan.TooDeep:
+            pass
+    return default_codec().loads(text)
+
+
 def dumps(
     obj: Any,
     *,

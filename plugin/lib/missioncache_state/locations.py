@@ -9,7 +9,7 @@ plugin root, which Claude Code replaces on update.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 
 def _env_dir(name: str) -> str | None:

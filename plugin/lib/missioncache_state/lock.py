@@ -8,9 +8,10 @@ kept the original hooks from even starting on Windows.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

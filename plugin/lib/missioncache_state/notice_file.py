@@ -6,7 +6,7 @@ so two sessions starting at once never tell the same thing twice.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 
 def take_notice(path: str, limit: int) -> str:

@@ -19,8 +19,9 @@ answer is "unknown" and nothing is said. See docs/hooks.md ("When the pm server 
 
 from __future__ import annotations
 
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,8 +15,7 @@ the read is non-blocking and bounded, so a FIFO or device planted there costs no
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_state.locations import rules_dir
 
 MARKER = b"<!-- missioncache-plugin:managed"

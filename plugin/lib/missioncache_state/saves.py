@@ -11,7 +11,7 @@ as before.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -39,10 +39,11 @@ raises :class:`SettingsError` with words the user can act on; settings.json is u
 from __future__ import annotations
 
 import hashlib
-import os
 import stat
 import sys
 import time
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

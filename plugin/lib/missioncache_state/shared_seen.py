@@ -11,9 +11,9 @@ read the parent, so nothing can have changed "since"; it shows no note.
 
 from __future__ import annotations
 
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.statefile import load_state, save_state, state_path
 

@@ -4,8 +4,7 @@ pre-compact failure), under ``<state>/<kind>/<session-id>.json`` or ``<state>/<n
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_state.atomic import read_json_object, remove_file, write_json_atomic
 from missioncache_state.ids import session_id_or_none
 from missioncache_state.locations import state_dir

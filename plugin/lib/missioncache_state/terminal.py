@@ -9,8 +9,7 @@ raw iTerm2 id, ``w0t1p0:UUID``, miss it.)
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_state.atomic import atomic_write_text
 from missioncache_state.ids import (
     session_id_or_none,

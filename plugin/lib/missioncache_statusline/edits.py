@@ -8,7 +8,7 @@ complete lines are consumed: the last line may still be being written.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,9 +4,9 @@ the task's files. Run only when the cache's signature (``line.signature``) chang
 
 from __future__ import annotations
 
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.saves import SAVED_FILE, last_save
 
 TYPE_CHECKING = False

@@ -18,8 +18,9 @@ failure prints the last good line marked ``(stale)`` (or nothing); the caller al
 
 from __future__ import annotations
 
-import os
 import time
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -31,12 +31,12 @@ Event types a newer version writes and this one does not know are skipped. ``IMP
 
 from __future__ import annotations
 
-import os
 import time
 
 from missioncache_db import (
     write_transaction,
 )
+from missioncache_state import lean_os as os
 from missioncache_state.json_codec import loads
 from missioncache_state.locations import data_root
 from missioncache_state.sqlite import sqlite3

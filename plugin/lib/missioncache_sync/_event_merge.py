@@ -9,7 +9,6 @@ logs themselves, and what this machine writes into its own, are ``_event_log``.
 
 from __future__ import annotations
 
-import os
 import time
 
 from missioncache_db import (
@@ -20,6 +19,7 @@ from missioncache_db import (
     stamp_worked_on,
     write_transaction,
 )
+from missioncache_state import lean_os as os
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3

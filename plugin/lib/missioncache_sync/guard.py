@@ -17,9 +17,9 @@
 
 from __future__ import annotations
 
-import os
 import time
 
+from missioncache_state import lean_os as os
 from missioncache_state.locations import data_root
 from missioncache_sync.git import GitError, git
 

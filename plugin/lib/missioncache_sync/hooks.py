@@ -10,8 +10,7 @@ answer costs the hook nothing. Where sync is not set up this is one ``stat``.
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_sync import paths
 
 DEBOUNCE_SECONDS = 30.0

@@ -10,8 +10,7 @@ checked first (``guard.check_incoming``).
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_state.locations import data_root
 from missioncache_sync import guard
 from missioncache_sync.git import GitError, git, text

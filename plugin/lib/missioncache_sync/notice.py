@@ -11,8 +11,7 @@ deletes the file (``take``); ``missioncache doctor`` reports the state every tim
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_sync import paths
 
 TYPE_CHECKING = False

@@ -5,8 +5,7 @@ Standard library and ``os`` only: the hooks import this to ask "is sync set up?"
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_state.locations import sync_dir as sync_dir
 
 

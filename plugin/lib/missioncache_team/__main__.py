@@ -6,8 +6,9 @@ leave at once (the running one sends what there is, the next turn's push the res
 
 from __future__ import annotations
 
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 MAX_LOG = 64 * 1024
 # A push normally takes seconds; one past this is stopped (a server that accepted the

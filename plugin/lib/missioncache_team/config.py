@@ -11,8 +11,7 @@ know where the password went.
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_team import paths
 
 TYPE_CHECKING = False

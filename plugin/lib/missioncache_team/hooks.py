@@ -8,8 +8,7 @@ does not answer costs the hook nothing. Where no team is set up this is one ``st
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_team import paths
 
 DEBOUNCE_SECONDS = 30.0

@@ -18,8 +18,7 @@ record the ids and move the marks of the kinds it sent.
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_team import paths
 
 TYPE_CHECKING = False

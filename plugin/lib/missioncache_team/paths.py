@@ -3,7 +3,7 @@ hooks test ``is_set_up`` on every turn."""
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 
 def team_dir() -> str:

@@ -8,8 +8,7 @@ a later outage is told again. ``take`` is on the Stop hook's path: ``os`` only.
 
 from __future__ import annotations
 
-import os
-
+from missioncache_state import lean_os as os
 from missioncache_team import paths
 
 TYPE_CHECKING = False

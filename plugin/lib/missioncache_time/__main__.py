@@ -10,10 +10,7 @@ lives a layer up, in ``missioncache_cli`` (``missioncache``, or ``python -m
 missioncache_cli``); this package cannot import it.
 """
 
-from __future__ import annotations
-
 import sys
-from os.path import abspath, dirname
 
 if sys.argv[1:] != ["heartbeat-auto"]:
     sys.stderr.write(
@@ -22,13 +19,16 @@ if sys.argv[1:] != ["heartbeat-auto"]:
     )
     raise SystemExit(2)
 
-_HERE = dirname(abspath(__file__))
-if not __package__ and sys.path and abspath(sys.path[0]) == _HERE:
-    del sys.path[0]  # started as a script: this package's own folder is no import root
+if not __package__ and sys.path:
+    # Started as a script: Python put this package's own folder first on sys.path (not
+    # under -I or -P, where the first entry is someone else's), and it is no import root.
+    _FIRST = sys.path[0].replace("\\", "/").rstrip("/")
+    if _FIRST.endswith("/missioncache_time"):
+        del sys.path[0]
 
-from missioncache_state.bytecode import install  # noqa: E402
+from missioncache_state.bytecode import install
 
-install(dirname(dirname(_HERE)))  # the plugin of this lib
+install(__file__.replace("\\", "/").rsplit("/", 3)[0])  # <plugin>/lib/missioncache_time/
 from missioncache_time._heartbeat_auto import heartbeat_auto  # noqa: E402
 
 raise SystemExit(heartbeat_auto())

@@ -9,8 +9,9 @@ unless its hard wall ends it first (killed by SIGALRM).
 
 from __future__ import annotations
 
-import os
 import sys
+
+from missioncache_state import lean_os as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

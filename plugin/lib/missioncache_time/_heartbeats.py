@@ -9,12 +9,12 @@ the next writer that gets the lock ingests it.
 from __future__ import annotations
 
 import math
-import os
 import time
 
 import missioncache_spool as spool
 from missioncache_db import is_busy, local_text, stamp_worked_on, to_epoch, write_transaction
 from missioncache_spool import TURN_END, USAGE
+from missioncache_state import lean_os as os
 from missioncache_state.ids import prompt_id_or_none, session_id_or_none
 from missioncache_state.json_codec import dumps
 from missioncache_state.sqlite import sqlite3

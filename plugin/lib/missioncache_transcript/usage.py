@@ -19,7 +19,7 @@ messages and a byte search is far cheaper than JSON.
 
 from __future__ import annotations
 
-import os
+from missioncache_state import lean_os as os
 
 from ._json_line import loads
 
