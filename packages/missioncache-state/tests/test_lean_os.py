@@ -130,6 +130,9 @@ def test_environ_reads_and_writes_the_same_environment_as_os(monkeypatch):
     assert "MC_LEAN_WRITTEN" not in os.environ
     with pytest.raises(KeyError):
         environ["MC_LEAN_WRITTEN"]
+    assert environ.setdefault("MC_LEAN_WRITTEN", "2") == "2" == os.environ["MC_LEAN_WRITTEN"]
+    assert environ.pop("MC_LEAN_WRITTEN") == "2" and "MC_LEAN_WRITTEN" not in os.environ
+    assert environ.pop("MC_LEAN_WRITTEN", None) is None
 
 
 def test_in_a_hook_process_it_serves_without_importing_os(tmp_path):
