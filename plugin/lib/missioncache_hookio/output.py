@@ -5,6 +5,8 @@ SessionStart and UserPromptSubmit reaches the model; a JSON ``systemMessage`` is
 exit-0 channel a human sees; stderr on exit 0 reaches nobody but the transcript.
 """
 
+from __future__ import annotations
+
 import sys
 
 from missioncache_state import lean_os as os
@@ -25,15 +27,15 @@ def emit(text: str) -> None:
         pass
 
 
-def emit_json(obj: "dict[str, Any]") -> None:
+def emit_json(obj: dict[str, Any]) -> None:
     from missioncache_state.json_codec import dumps
 
     emit(dumps(obj, ensure_ascii=False))
 
 
 def hook_json(
-    event: str, *, additional_context: "str | None" = None, system_message: "str | None" = None
-) -> "dict[str, Any]":
+    event: str, *, additional_context: str | None = None, system_message: str | None = None
+) -> dict[str, Any]:
     """The JSON object for model context plus a line the human sees, in one output."""
     out: dict[str, Any] = {}
     if system_message:
@@ -55,7 +57,7 @@ def breadcrumb(message: str) -> None:
         pass
 
 
-def run_hook(main: "Callable[[], None]") -> None:
+def run_hook(main: Callable[[], None]) -> None:
     """Run a hook's main and exit 0 whatever happens.
 
     Exit 2 would block the user's prompt or compaction, and a traceback helps nobody at
@@ -85,8 +87,10 @@ def run_body(script: str) -> None:
     off. The cyclic garbage collector is off: the process lives for tens of milliseconds
     and leaves no cycles worth collecting, while the collector's passes over all it
     imports cost up to a millisecond. The rest of the hook's modules come from the
-    plugin's compiled bundle when it has one (``missioncache_state.bytecode``); a hook
-    that found none starts its build once it has done its work."""
+    plugin's compiled bundle when it has one (``missioncache_state.bytecode``, installed
+    by the script before this module is imported; ``install`` here is for any other
+    caller and costs nothing twice); a hook that found none starts its build once it has
+    done its work."""
     import gc
 
     gc.disable()

@@ -12,13 +12,13 @@ such a text here costs tens of microseconds. ``json_codec.loads`` sends texts up
 no value starts at ``index``, ValueError for a value that starts but is malformed.
 """
 
-_WHITESPACE = " \t\n\r"
+from missioncache_state.json_codec import _CONSTANTS, _WHITESPACE
+
 _DIGITS = frozenset("0123456789")  # ASCII only, as the C scanner: not every Unicode digit
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_CONSTANTS = (("null", None), ("true", True), ("false", False))
-_SPECIAL = (("NaN", float("nan")), ("Infinity", float("inf")), ("-Infinity", float("-inf")))
-_WORDS = _CONSTANTS + _SPECIAL
+# The literals, then json's NaN and infinities, each known by its first character.
+_WORDS = (("null", None), ("true", True), ("false", False), *_CONSTANTS.items())
 # Characters JSON forbids raw inside a string; translating them away shows one is there.
 _CONTROL = {code: None for code in range(32)}
 MAX_DEPTH = 200  # deeper nesting goes to _json, whose own limit then answers

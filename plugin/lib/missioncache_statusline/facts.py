@@ -80,12 +80,15 @@ def refresh_files(facts: dict) -> dict:
     whose task is the same and whose tasks.db figures are still within their grace
     (``line.DB_GRACE_SECONDS``), but whose files changed (a compaction's snapshot, a save,
     Claude ticking an item). It opens no database."""
+    from missioncache_db import Task
+
     fresh = dict(facts)
-    return _read_files(fresh, _file_stamps(fresh), _TaskFolder(fresh))
+    task = Task(fresh["task_id"], fresh["name"], fresh["full_path"], None)  # as its binding has it
+    return _read_files(fresh, _file_stamps(fresh), task)
 
 
-def _read_files(facts: dict, stamps: list, task: Any) -> dict:
-    """Fill in ``FILE_FACTS`` from the files of ``task`` (a Task, or ``_TaskFolder``)."""
+def _read_files(facts: dict, stamps: list, task: Task) -> dict:
+    """Fill in ``FILE_FACTS`` from the files of ``task``."""
     facts["file_stamps"] = stamps  # before the reads: a write during them shows next run
     facts["files_read_at"] = time.time()
     facts.update(file_facts(facts["context"], facts["tasks"]))
@@ -94,16 +97,6 @@ def _read_files(facts: dict, stamps: list, task: Any) -> dict:
         facts["saved_epoch"] = saved
     facts["compactions"] = compactions_since(task, facts["saved_epoch"])
     return facts
-
-
-class _TaskFolder:
-    """What the file reads need of a task (its name, folder and place under the data
-    root), from the facts of the run that found it in tasks.db."""
-
-    def __init__(self, facts: dict) -> None:
-        self.name = facts.get("name")
-        self.full_path = facts.get("full_path")
-        self.directory_path = os.path.dirname(facts.get("saved_marker") or "")
 
 
 def _file_stamps(facts: dict) -> list:
@@ -162,13 +155,13 @@ def _fold_heartbeats(db: TaskDB) -> None:
         pass
 
 
-def compactions_since(task: Task | _TaskFolder, since_epoch: float | None) -> int | None:
+def compactions_since(task: Task, since_epoch: float | None) -> int | None:
     """Compactions of the task since the context file was last saved; None when its
     records cannot be read (the line then shows no mark rather than a wrong one)."""
     from missioncache_db import compaction_count
 
     try:
-        return int(compaction_count(task, since_epoch=since_epoch))  # type: ignore[arg-type]
+        return int(compaction_count(task, since_epoch=since_epoch))
     except Exception:
         return None
 
